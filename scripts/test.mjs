@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Runs every test/**/*.test.ts with node:test through tsx (Node 20's --test takes no glob).
+// Arguments narrow the run: `npm test -- test/http/rest` runs only files under that path.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function find(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : find(path);
+    return name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+const files = find('test').filter((f) => filters.length === 0 || filters.some((p) => f.startsWith(p.replace(/^\.\//, '')))).sort();
+if (files.length === 0) {
+  console.error('No test files matched');
+  process.exit(1);
+}
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...flags, ...files],
+  { stdio: 'inherit' },
+);
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

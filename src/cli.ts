@@ -1,0 +1,133 @@
+// mailgrove CLI: serve, migrate, accounts create, keys create|list|revoke, import.
+// Management commands open the database directly, or talk to a running server through the admin API
+// when MAILGROVE_URL is set or the PGlite data directory is held by a running server.
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.ts';
+import { openDb } from './db/client.ts';
+import { migrate } from './db/migrate.ts';
+import { start } from './main.ts';
+import { adminClient, directClient, type Admin } from './cli/admin.ts';
+import { importCommand } from './cli/import.ts';
+
+const USAGE = `Usage: mailgrove <command>
+
+  serve                                   start the server (PORT, HOST, DATABASE_URL, MAILGROVE_DATA_DIR, …)
+  migrate                                 apply pending database migrations
+  accounts create --name N [--limit N] [--owner-email E]
+  accounts list
+  keys create --account ID --name N [--scopes a,b] [--expires ISO]
+  keys list --account ID
+  keys revoke KEY_ID
+  import FILE.csv --key API_KEY [--group ID]… [--url URL]
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'migrate': {
+      const handle = await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR });
+      const applied = await migrate(handle.db);
+      await handle.close();
+      console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date');
+      return 0;
+    }
+    case 'accounts':
+    case 'keys':
+      return withAdmin(config, (admin) => manage(admin, command, sub, rest));
+    case 'import':
+      return importCommand(config, [sub, ...rest].filter((a): a is string => a !== undefined));
+    default:
+      process.stdout.write(USAGE);
+      return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
+}
+
+async function serve(config: Config): Promise<number> {
+  const running = await start(config);
+  const shutdown = async (signal: string) => {
+    running.app.log.info(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    await running.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  return new Promise<number>(() => {}); // runs until a signal
+}
+
+async function withAdmin(config: Config, fn: (admin: Admin) => Promise<number>): Promise<number> {
+  if (config.MAILGROVE_URL) return fn(adminClient(config.MAILGROVE_URL, config.MAILGROVE_ADMIN_TOKEN));
+  let admin: Admin & { close(): Promise<void> };
+  try {
+    admin = await directClient(config);
+  } catch (err) {
+    if (!/in use by another Mailgrove process/.test((err as Error).message)) throw err;
+    // the server holds the PGlite data dir: go through its admin API instead
+    return fn(adminClient(config.publicUrl, config.MAILGROVE_ADMIN_TOKEN));
+  }
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.close();
+  }
+}
+
+async function manage(admin: Admin, command: string, sub: string | undefined, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      limit: { type: 'string' },
+      'owner-email': { type: 'string' },
+      account: { type: 'string' },
+      scopes: { type: 'string', default: '*' },
+      expires: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+  if (command === 'accounts' && sub === 'create') {
+    if (!values.name) throw new Error('accounts create needs --name');
+    print(await admin.createAccount({ name: values.name, subscriber_limit: values.limit ? Number(values.limit) : undefined, owner_email: values['owner-email'] }));
+    return 0;
+  }
+  if (command === 'accounts' && sub === 'list') {
+    print(await admin.listAccounts());
+    return 0;
+  }
+  if (command === 'keys' && sub === 'create') {
+    if (!values.account || !values.name) throw new Error('keys create needs --account and --name');
+    const key = await admin.createKey(values.account, { name: values.name, scopes: values.scopes!.split(',').map((s) => s.trim()), expires_at: values.expires });
+    if (values.json) print(key);
+    else console.log(`${key.key}\n\nid ${key.id}, scopes ${key.scopes.join(' ')}. Store the key now: it cannot be shown again.`);
+    return 0;
+  }
+  if (command === 'keys' && sub === 'list') {
+    if (!values.account) throw new Error('keys list needs --account');
+    print(await admin.listKeys(values.account));
+    return 0;
+  }
+  if (command === 'keys' && sub === 'revoke') {
+    if (!positionals[0]) throw new Error('keys revoke needs the key id');
+    await admin.revokeKey(positionals[0]);
+    console.log('Revoked');
+    return 0;
+  }
+  process.stdout.write(USAGE);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (err) => {
+    console.error(`mailgrove: ${(err as Error).message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,52 @@
+// The CLI's two ways to manage accounts and keys: the domain directly (no server running) or the admin API.
+import type { Config } from '../config.ts';
+import { openDb } from '../db/client.ts';
+import { migrate } from '../db/migrate.ts';
+import * as accounts from '../domain/accounts.ts';
+import * as apiKeys from '../domain/apiKeys.ts';
+
+export interface Admin {
+  createAccount(input: accounts.NewAccount): Promise<unknown>;
+  listAccounts(): Promise<unknown>;
+  createKey(accountId: string, input: apiKeys.NewApiKey): Promise<{ id: string; key: string; scopes: string[] }>;
+  listKeys(accountId: string): Promise<unknown>;
+  revokeKey(keyId: string): Promise<void>;
+}
+
+export async function directClient(config: Config): Promise<Admin & { close(): Promise<void> }> {
+  const handle = await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR });
+  await migrate(handle.db);
+  const db = handle.db;
+  return {
+    createAccount: (input) => accounts.create(db, input, config.DEFAULT_SUBSCRIBER_LIMIT),
+    listAccounts: () => accounts.list(db),
+    async createKey(accountId, input) {
+      await accounts.get(db, accountId);
+      return apiKeys.create(db, accountId, input);
+    },
+    listKeys: (accountId) => apiKeys.list(db, accountId),
+    revokeKey: (keyId) => apiKeys.revoke(db, null, keyId),
+    close: () => handle.close(),
+  };
+}
+
+export function adminClient(baseUrl: string, token: string | undefined): Admin {
+  if (!token) throw new Error('A server is running: set MAILGROVE_ADMIN_TOKEN (the same value the server has) to manage it through the admin API');
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await res.json().catch(() => ({}))) as { success?: boolean; data?: any; error?: string; message?: string };
+    if (!res.ok || json.success === false) throw new Error(`${res.status} ${json.error ?? res.statusText}${json.message ? `: ${json.message}` : ''}${json.data ? ` ${JSON.stringify(json.data)}` : ''}`);
+    return json.data;
+  };
+  return {
+    createAccount: (input) => call('POST', '/accounts', input),
+    listAccounts: () => call('GET', '/accounts'),
+    createKey: (accountId, input) => call('POST', `/accounts/${accountId}/api-keys`, input),
+    listKeys: (accountId) => call('GET', `/accounts/${accountId}/api-keys`),
+    revokeKey: async (keyId) => void (await call('DELETE', `/api-keys/${keyId}`)),
+  };
+}

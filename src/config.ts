@@ -1,0 +1,77 @@
+// Every environment variable Mailgrove reads, typed and defaulted in one place (DESIGN §2a).
+// Nothing else in the codebase reads process.env; tests build a Config with loadConfig(overrides).
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const bool = z
+  .string()
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v.toLowerCase()))
+  .or(z.boolean());
+const int = (d: number) => z.coerce.number().int().nonnegative().default(d);
+
+export const Env = z.object({
+  PORT: int(3000),
+  HOST: z.string().default('127.0.0.1'),
+  PUBLIC_URL: z.string().optional(),
+  DATABASE_URL: z.string().optional(),
+  MAILGROVE_DATA_DIR: z.string().default('./data'),
+  MAILGROVE_ADMIN_TOKEN: z.string().optional(),
+  MAILGROVE_SECRET: z.string().optional(),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Mailgrove <no-reply@localhost>'),
+  REDIS_URL: z.string().optional(),
+  DEFAULT_SUBSCRIBER_LIMIT: int(100_000),
+  MCP_RATE_LIMIT: int(120),
+  REST_RATE_LIMIT: int(600),
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+  LOG_LEVEL: z.string().default('info'),
+  IMPORT_MAX_BYTES: int(100 * 1024 * 1024),
+  SEND_RATE_PER_SECOND: int(0), // 0 = unlimited
+  SEND_CONCURRENCY: int(10),
+  SEND_BATCH_SIZE: int(500),
+  DKIM_DOMAIN: z.string().optional(),
+  DKIM_SELECTOR: z.string().optional(),
+  DKIM_PRIVATE_KEY: z.string().optional(),
+  UNSUBSCRIBE_MAILTO: z.string().optional(),
+  ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
+  // comma-separated seconds; DESIGN §4 webhook retry schedule, shortened by tests
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('5,300,1800,7200,18000,36000,36000'),
+  WEBHOOK_TIMEOUT_MS: int(10_000),
+  // automation delays are divided by this factor (tests run a two-day delay in seconds)
+  AUTOMATION_TIME_SCALE: z.coerce.number().positive().default(1),
+  // how often the job workers and scheduler poll, in milliseconds
+  WORKER_POLL_MS: int(1000),
+  WORKERS: bool.default(true),
+  OIDC_ISSUER: z.string().optional(),
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  // CLI: the running server to talk to through the admin API (default: direct database access)
+  MAILGROVE_URL: z.string().optional(),
+  VERIFIER: z.enum(['none', 'mx', 'http']).default('none'),
+  VERIFIER_URL: z.string().optional(),
+});
+export type Env = z.input<typeof Env>;
+
+export type Config = z.output<typeof Env> & { publicUrl: string; version: string; /** resolved at start: MAILGROVE_SECRET or the generated one */ secret: string };
+
+export function loadConfig(overrides: Partial<Record<keyof Env, unknown>> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(Env.shape)) {
+    const value = key in overrides ? overrides[key as keyof Env] : env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = Env.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const c = parsed.data;
+  const publicUrl = (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
+  return { ...c, publicUrl, version: packageVersion(), secret: c.MAILGROVE_SECRET ?? '' };
+}
+
+let cachedVersion: string | undefined;
+export function packageVersion(): string {
+  cachedVersion ??= JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version as string;
+  return cachedVersion;
+}

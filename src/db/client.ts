@@ -1,0 +1,133 @@
+// Opens the one database Mailgrove runs on: PostgreSQL when a URL is given, else embedded PGlite.
+// Both are exposed as the same Kysely<DB>; int8 comes back as a number and date as a string on both,
+// so no code has to know which store it is on.
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { citext } from '@electric-sql/pglite/contrib/citext';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { PGliteDialect } from './pgliteDialect.ts';
+import type { DB } from './schema.ts';
+
+export type Db = Kysely<DB>;
+
+export interface DbHandle {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  /** Runs raw SQL through the same connection discipline as Kysely (pg-boss uses this). */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }>;
+  close(): Promise<void>;
+}
+
+const INT8 = 20;
+const DATE = 1082;
+
+export interface OpenOptions {
+  /** PostgreSQL connection string; without it PGlite is used. */
+  url?: string;
+  /** PGlite data directory; undefined = in memory. */
+  dataDir?: string;
+  /** PostgreSQL only: run everything in this schema (tests isolate themselves this way). */
+  schema?: string;
+  poolSize?: number;
+}
+
+export async function openDb(opts: OpenOptions): Promise<DbHandle> {
+  return opts.url ? openPostgres(opts.url, opts) : openPGlite(opts.dataDir);
+}
+
+function openPostgres(url: string, opts: OpenOptions): DbHandle {
+  const types = {
+    getTypeParser(oid: number, format?: any) {
+      if (oid === INT8) return (v: string) => Number(v);
+      if (oid === DATE) return (v: string) => v;
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    types,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
+  });
+  // an idle client that loses its server must not crash the process; the next query reports it
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    async executeSql(text, values) {
+      const r = await pool.query(text, values as any[]);
+      return { rows: r.rows, rowCount: r.rowCount ?? undefined };
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function openPGlite(dataDir?: string): Promise<DbHandle> {
+  let unlock = () => {};
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    unlock = lockDataDir(dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      dataDir,
+      extensions: { citext, pg_trgm },
+      parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v },
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    async executeSql(text, values) {
+      const r = await db.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[]));
+      return { rows: r.rows as any[], rowCount: r.numAffectedRows === undefined ? undefined : Number(r.numAffectedRows) };
+    },
+    async close() {
+      await db.destroy();
+      unlock();
+    },
+  };
+}
+
+// PGlite lets two processes open one data dir without complaint and then corrupts it:
+// a pid lock file refuses the second process with a message that says what to do.
+function lockDataDir(dataDir: string): () => void {
+  const file = join(dataDir, 'mailgrove.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(file, { force: true });
+    } catch (err: any) {
+      if (err.code !== 'EEXIST') throw err;
+      const pid = Number(readFileSync(file, 'utf8').trim());
+      if (pid && pid !== process.pid && isAlive(pid)) {
+        throw new Error(
+          `The data directory ${resolve(dataDir)} is in use by another Mailgrove process (pid ${pid}). ` +
+            'Stop it first, or set MAILGROVE_DATA_DIR to another directory, or use DATABASE_URL for several processes.',
+        );
+      }
+      rmSync(file, { force: true }); // left behind by a process that died
+    }
+  }
+  throw new Error(`Could not lock the data directory ${resolve(dataDir)}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err: any) {
+    return err.code === 'EPERM';
+  }
+}

@@ -1,0 +1,99 @@
+// A Kysely dialect over PGlite (embedded WASM PostgreSQL), so the same queries run on both stores.
+// PGlite runs one query at a time and has one session: the driver hands out that single connection
+// under a mutex, so a transaction holds it exclusively from BEGIN to COMMIT and other queries wait.
+import type { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  lock(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const acquired = this.tail.then(() => release);
+    this.tail = this.tail.then(() => next);
+    return acquired;
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  constructor(private readonly pg: PGlite) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    // Parameterless text may hold several statements (migrations, pg-boss DDL): exec runs them all.
+    if (query.parameters.length === 0) {
+      const results = await this.pg.exec(query.sql);
+      const last = results.at(-1);
+      return { rows: (last?.rows ?? []) as R[], numAffectedRows: toBigInt(last?.affectedRows) };
+    }
+    const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
+    return { rows: result.rows, numAffectedRows: toBigInt(result.affectedRows) };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('PGlite dialect does not stream');
+  }
+}
+
+function toBigInt(n: number | undefined): bigint | undefined {
+  return n === undefined ? undefined : BigInt(n);
+}
+
+class PGliteDriver implements Driver {
+  private readonly mutex = new Mutex();
+  private readonly connection: PGliteConnection;
+  private releases = new WeakMap<DatabaseConnection, () => void>();
+
+  constructor(private readonly pg: PGlite) {
+    this.connection = new PGliteConnection(pg);
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const release = await this.mutex.lock();
+    this.releases.set(this.connection, release);
+    return this.connection;
+  }
+  async beginTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('begin'));
+  }
+  async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async releaseConnection(conn: DatabaseConnection): Promise<void> {
+    const release = this.releases.get(conn);
+    this.releases.delete(conn);
+    release?.();
+  }
+  async destroy(): Promise<void> {
+    if (!this.pg.closed) await this.pg.close();
+  }
+}
+
+export class PGliteDialect implements Dialect {
+  constructor(private readonly pg: PGlite) {}
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+  createDriver(): Driver {
+    return new PGliteDriver(this.pg);
+  }
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+  createIntrospector(db: Kysely<any>) {
+    return new PostgresIntrospector(db);
+  }
+}

@@ -1,0 +1,19 @@
+// The database as Kysely sees it: one interface per area, each kept beside its migrations' owner.
+import type { CoreTables } from './schema/core.ts';
+import type { ImportsTables } from './schema/imports.ts';
+import type { CampaignsTables } from './schema/campaigns.ts';
+import type { SegmentsTables } from './schema/segments.ts';
+import type { FormsTables } from './schema/forms.ts';
+import type { WebhooksTables } from './schema/webhooks.ts';
+import type { AutomationsTables } from './schema/automations.ts';
+
+export interface DB
+  extends CoreTables,
+    ImportsTables,
+    CampaignsTables,
+    SegmentsTables,
+    FormsTables,
+    WebhooksTables,
+    AutomationsTables {}
+
+export * from './schema/core.ts';

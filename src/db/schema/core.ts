@@ -1,0 +1,147 @@
+// Kysely types of the core tables (migration 20261121_0800_core.sql).
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/** a timestamptz with a default: optional on insert */
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** jsonb: read as T, written as a JSON string (JSON.stringify) on both drivers */
+export type JsonColumn<T = unknown> = ColumnType<T, string | undefined, string>;
+
+export interface AccountsTable {
+  id: Generated<string>;
+  name: string;
+  subscriber_limit: number;
+  default_from_name: string | null;
+  default_from_email: string | null;
+  default_reply_to: string | null;
+  tracking_enabled: Generated<boolean>;
+  verify_emails: Generated<boolean>;
+  timezone: Generated<string>;
+  bounce_secret: Generated<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  idp_user_id: string;
+  email: string;
+  name: string | null;
+  password_hash: string | null;
+  created_at: Timestamp;
+}
+
+export interface MembershipsTable {
+  account_id: string;
+  user_id: string;
+  role: 'owner' | 'admin' | 'editor' | 'viewer';
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  account_id: string;
+  user_id: string | null;
+  name: string;
+  scopes: string[];
+  key_hash: string;
+  hint: string;
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface FieldsTable {
+  id: Generated<string>;
+  account_id: string;
+  key: string;
+  name: string;
+  type: 'text' | 'number' | 'date' | 'boolean';
+  created_at: Timestamp;
+}
+
+export type SubscriberStatus = 'active' | 'unsubscribed' | 'bounced' | 'complained';
+
+export interface SubscribersTable {
+  id: Generated<string>;
+  account_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  status: Generated<SubscriberStatus>;
+  custom_fields: JsonColumn<Record<string, unknown>>;
+  source: Generated<string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  unsubscribed_at: NullableTimestamp;
+}
+
+export interface GroupsTable {
+  id: Generated<string>;
+  account_id: string;
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SubscriberGroupsTable {
+  group_id: string;
+  subscriber_id: string;
+  account_id: string;
+  created_at: Timestamp;
+}
+
+export interface SubscriberNotesTable {
+  id: Generated<string>;
+  account_id: string;
+  subscriber_id: string;
+  content: string;
+  created_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: Generated<string>;
+  seq: Generated<number>;
+  account_id: string;
+  type: string;
+  subscriber_id: string | null;
+  data: JsonColumn<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface SuppressionsTable {
+  account_id: string;
+  email_hash: string;
+  reason: string;
+  created_at: Timestamp;
+}
+
+export interface InstanceSettingsTable {
+  key: string;
+  value: string;
+  created_at: Timestamp;
+}
+
+export interface CoreTables {
+  instance_settings: InstanceSettingsTable;
+  accounts: AccountsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  api_keys: ApiKeysTable;
+  fields: FieldsTable;
+  subscribers: SubscribersTable;
+  groups: GroupsTable;
+  subscriber_groups: SubscriberGroupsTable;
+  subscriber_notes: SubscriberNotesTable;
+  events: EventsTable;
+  suppressions: SuppressionsTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type SubscriberRow = Selectable<SubscribersTable>;
+export type NewSubscriberRow = Insertable<SubscribersTable>;
+export type GroupRow = Selectable<GroupsTable>;
+export type FieldRow = Selectable<FieldsTable>;

@@ -1,0 +1,3 @@
+// Kysely types of the imports tables. Add each table of your migrations here.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ImportsTables {}

@@ -1,0 +1,22 @@
+// Turns zod failures into the domain's Validation error (field name → messages), for every face alike.
+import type { z } from 'zod';
+import { Validation, type FieldErrors } from './errors.ts';
+
+export function toFieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const issue of error.issues) {
+    const path = issue.path.map(String).join('.');
+    const key = prefix + path || '_';
+    (fields[key] ??= []).push(issue.message);
+  }
+  return fields;
+}
+
+/** schema.parse that throws Validation instead of ZodError. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fields = toFieldErrors(result.error, prefix);
+  const [field, messages] = Object.entries(fields)[0]!;
+  throw new Validation(fields, field === '_' ? messages[0]! : `${field}: ${messages[0]}`);
+}

@@ -1,0 +1,52 @@
+// /admin/v1: operator API (DESIGN §3), behind MAILGROVE_ADMIN_TOKEN; off (404) when the token is unset.
+// Same envelope as REST. The CLI talks to a running server through these routes.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import * as accounts from '../../domain/accounts.ts';
+import * as apiKeys from '../../domain/apiKeys.ts';
+import { ok, parse, pathId } from '../rest/envelope.ts';
+import { restError } from '../rest/errors.ts';
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+export async function adminApi(app: FastifyInstance) {
+  const token = app.config.MAILGROVE_ADMIN_TOKEN;
+  app.setErrorHandler(restError);
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
+  app.addHook('onRequest', async (req, reply) => {
+    if (!token) return reply.code(404).send({ success: false, error: 'Not found', message: 'The admin API is disabled (MAILGROVE_ADMIN_TOKEN is not set)' });
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!m || !sameSecret(m[1]!, token)) return reply.code(401).send({ success: false, error: 'Unauthorized' });
+  });
+
+  app.get('/accounts', async () => ok(await accounts.list(app.db)));
+  app.post('/accounts', async (req, reply) => {
+    const account = await accounts.create(app.db, parse(accounts.NewAccount, req.body), app.config.DEFAULT_SUBSCRIBER_LIMIT);
+    return reply.code(201).send(ok(account));
+  });
+  app.get('/accounts/:id', async (req) => ok(await accounts.get(app.db, pathId(req.params, 'Account not found'))));
+  app.patch('/accounts/:id', async (req) => {
+    const id = pathId(req.params, 'Account not found');
+    return ok(await accounts.update(app.db, id, parse(accounts.AccountSettings, req.body)));
+  });
+  app.get('/accounts/:id/api-keys', async (req) => {
+    const id = pathId(req.params, 'Account not found');
+    await accounts.get(app.db, id);
+    return ok(await apiKeys.list(app.db, id));
+  });
+  app.post('/accounts/:id/api-keys', async (req, reply) => {
+    const id = pathId(req.params, 'Account not found');
+    await accounts.get(app.db, id);
+    const key = await apiKeys.create(app.db, id, parse(apiKeys.NewApiKey, req.body));
+    return reply.code(201).send(ok(key, 'Store this key now: it cannot be shown again'));
+  });
+  app.delete('/api-keys/:id', async (req) => {
+    await apiKeys.revoke(app.db, null, pathId(req.params, 'API key not found'));
+    return { success: true, message: 'API key revoked' };
+  });
+}
+

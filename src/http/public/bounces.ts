@@ -1,0 +1,4 @@
+// Public bounces routes. Not built yet.
+import type { FastifyInstance } from 'fastify';
+
+export async function bounceHooks(_app: FastifyInstance) {}

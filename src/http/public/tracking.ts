@@ -1,0 +1,4 @@
+// Public tracking routes. Not built yet.
+import type { FastifyInstance } from 'fastify';
+
+export async function trackingRoutes(_app: FastifyInstance) {}

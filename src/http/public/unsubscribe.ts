@@ -1,0 +1,4 @@
+// Public unsubscribe routes. Not built yet.
+import type { FastifyInstance } from 'fastify';
+
+export async function unsubscribePages(_app: FastifyInstance) {}

@@ -1,0 +1,25 @@
+// Every REST route file, in one list: each file registers the routes of one resource.
+import type { FastifyInstance } from 'fastify';
+import { authRoutes } from './auth.ts';
+import { subscriberRoutes } from './subscribers.ts';
+import { fieldRoutes } from './fields.ts';
+import { importRoutes } from './imports.ts';
+import { groupRoutes } from './groups.ts';
+import { segmentRoutes } from './segments.ts';
+import { formRoutes } from './forms.ts';
+import { campaignRoutes } from './campaigns.ts';
+import { webhookRoutes } from './webhooks.ts';
+import { automationRoutes } from './automations.ts';
+
+export const restRoutes: ((app: FastifyInstance) => Promise<void>)[] = [
+  authRoutes,
+  subscriberRoutes,
+  fieldRoutes,
+  importRoutes,
+  groupRoutes,
+  segmentRoutes,
+  formRoutes,
+  campaignRoutes,
+  webhookRoutes,
+  automationRoutes,
+];

@@ -1,0 +1,39 @@
+// /api/v1/external/subscribers: the spec's subscriber endpoints. Parse, call the domain, pick the spec's fields.
+import type { FastifyInstance } from 'fastify';
+import * as subscribers from '../../domain/subscribers.ts';
+import { ok, parse, pathId, pick } from './envelope.ts';
+
+// spec "Which fields each response carries"
+const CREATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'created_at'] as const;
+const GET_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'groups', 'custom_fields', 'notes', 'created_at', 'updated_at'] as const;
+const UPDATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'updated_at'] as const;
+
+export async function subscriberRoutes(app: FastifyInstance) {
+  app.get('/subscribers', { config: { scope: 'subscribers:read' } }, async (req) => {
+    return ok(await subscribers.list(app.db, req.key.accountId, req.query as subscribers.ListQuery));
+  });
+
+  app.get('/subscribers/stats', { config: { scope: 'subscribers:read' } }, async (req) => {
+    return ok(await subscribers.stats(app.db, req.key.accountId));
+  });
+
+  app.post('/subscribers', { config: { scope: 'subscribers:write' } }, async (req, reply) => {
+    const sub = await subscribers.create(app.db, req.key.accountId, parse(subscribers.NewSubscriber, req.body), 'api');
+    return reply.code(201).send(ok(pick(sub, CREATE_FIELDS)));
+  });
+
+  app.get('/subscribers/:id', { config: { scope: 'subscribers:read' } }, async (req) => {
+    const id = pathId(req.params, 'Subscriber not found');
+    return ok(pick(await subscribers.getFull(app.db, req.key.accountId, { id }), GET_FIELDS));
+  });
+
+  app.put('/subscribers/:id', { config: { scope: 'subscribers:write' } }, async (req) => {
+    const id = pathId(req.params, 'Subscriber not found');
+    return ok(pick(await subscribers.update(app.db, req.key.accountId, id, parse(subscribers.SubscriberUpdate, req.body)), UPDATE_FIELDS));
+  });
+
+  app.delete('/subscribers/:id', { config: { scope: 'subscribers:write' } }, async (req) => {
+    await subscribers.remove(app.db, req.key.accountId, pathId(req.params, 'Subscriber not found'));
+    return { success: true, message: 'Subscriber deleted successfully' };
+  });
+}

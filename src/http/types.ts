@@ -1,0 +1,25 @@
+// Fastify type extensions shared by every face: the app's db/config, a route's required scope, the caller's key.
+import type { DbHandle, Db } from '../db/client.ts';
+import type { Config } from '../config.ts';
+import type { KeyContext } from '../domain/apiKeys.ts';
+import type { Scope } from '../auth/scopes.ts';
+import type { Queue } from '../jobs/queue.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    dbHandle: DbHandle;
+    config: Config;
+    queue: Queue;
+  }
+  interface FastifyContextConfig {
+    /** the scope a REST route needs (DESIGN §3); undefined = any valid key */
+    scope?: Scope;
+    /** set on routes that take no API key (health) */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    key: KeyContext;
+  }
+}
+export {};

@@ -1,0 +1,64 @@
+// Starts Mailgrove: config → database → migrations → job queue → HTTP app → workers.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { openDb, type DbHandle } from './db/client.ts';
+import { migrate } from './db/migrate.ts';
+import { buildApp } from './http/app.ts';
+import { startWorkers, type StopFn } from './jobs/index.ts';
+import { Queue } from './jobs/queue.ts';
+import { resolveSecret } from './secret.ts';
+
+export interface Running {
+  app: FastifyInstance;
+  handle: DbHandle;
+  queue: Queue;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** an already open database (tests); otherwise DATABASE_URL or PGlite in MAILGROVE_DATA_DIR */
+  handle?: DbHandle;
+  /** pg-boss schema (tests on PostgreSQL isolate themselves with one per server) */
+  queueSchema?: string;
+  listen?: boolean;
+}
+
+export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
+  const handle = opts.handle ?? (await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR }));
+  await migrate(handle.db);
+  config.secret = await resolveSecret(handle.db, config.MAILGROVE_SECRET);
+  const queue = new Queue(handle, Math.max(0.5, config.WORKER_POLL_MS / 1000), opts.queueSchema);
+  await queue.start();
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
+  const app = await buildApp(config, { handle, queue, redis });
+  queue.onError = (err) => app.log.error({ err }, 'job queue error');
+  let url = '';
+  if (opts.listen !== false) {
+    url = await app.listen({ host: config.HOST, port: config.PORT });
+    app.log.info(`Mailgrove ${config.version} on ${url} (${handle.kind === 'pglite' ? `PGlite in ${config.MAILGROVE_DATA_DIR}` : 'PostgreSQL'})`);
+  }
+  const stopWorkers: StopFn = config.WORKERS ? await startWorkers({ db: handle.db, handle, config, queue, log: app.log }) : async () => {};
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    handle,
+    queue,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        await app.close();
+        await stopWorkers();
+        await queue.stop();
+        (redis as { quit?: () => Promise<unknown> } | undefined)?.quit?.().catch(() => {});
+        if (!opts.handle) await handle.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+async function connectRedis(url: string): Promise<unknown> {
+  const { Redis } = await import('ioredis');
+  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+}

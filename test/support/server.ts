@@ -1,0 +1,95 @@
+// The real app on a random port over a fresh database, plus the accounts and keys a test needs.
+import type { TestContext } from 'node:test';
+import { loadConfig, type Config, type Env } from '../../src/config.ts';
+import type { Db } from '../../src/db/client.ts';
+import * as accounts from '../../src/domain/accounts.ts';
+import * as apiKeys from '../../src/domain/apiKeys.ts';
+import { start, type Running } from '../../src/main.ts';
+import { openTestDb } from './db.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export const TEST_ENV: Partial<Record<keyof Env, unknown>> = {
+  PORT: 0,
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'silent',
+  MAILGROVE_ADMIN_TOKEN: ADMIN_TOKEN,
+  MAILGROVE_SECRET: 'test-secret',
+  WORKER_POLL_MS: 500,
+  DATABASE_URL: '',
+};
+
+export interface TestServer {
+  url: string;
+  db: Db;
+  config: Config;
+  running: Running;
+  /** a new account (own tenant) with one key of these scopes */
+  newAccount(opts?: { scopes?: string[]; limit?: number }): Promise<{ accountId: string; key: string; userId: string | null }>;
+  /** another key for an existing account */
+  newKey(accountId: string, scopes?: string[], extra?: { expires_at?: Date }): Promise<{ id: string; key: string }>;
+}
+
+type Ctx = Pick<TestContext, 'after'>;
+
+export async function startServer(t: Ctx, env: Partial<Record<keyof Env, unknown>> = {}): Promise<TestServer> {
+  const testDb = await openTestDb();
+  const config = loadConfig({ ...TEST_ENV, ...env }, {});
+  const running = await start(config, { handle: testDb.handle, queueSchema: testDb.queueSchema });
+  t.after(async () => {
+    await running.stop();
+    await testDb.destroy();
+  });
+  const db = testDb.handle.db;
+  let n = 0;
+  return {
+    url: running.url,
+    db,
+    config,
+    running,
+    async newAccount(opts = {}) {
+      const account = await accounts.create(db, { name: `Account ${++n}`, subscriber_limit: opts.limit, owner_email: `owner${n}-${Date.now()}@example.com` }, config.DEFAULT_SUBSCRIBER_LIMIT);
+      const key = await apiKeys.create(db, account.id, { name: 'test key', scopes: opts.scopes ?? ['*'] });
+      return { accountId: account.id, key: key.key, userId: account.owner?.id ?? null };
+    },
+    async newKey(accountId, scopes = ['*'], extra = {}) {
+      const key = await apiKeys.create(db, accountId, { name: 'another key', scopes, expires_at: extra.expires_at });
+      return { id: key.id, key: key.key };
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A tiny JSON client for one base path and bearer key. */
+export function client(base: string, key?: string) {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(key && { authorization: `Bearer ${key}` }), ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+  return {
+    get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
+    put: (path: string, body?: unknown, headers?: Record<string, string>) => call('PUT', path, body, headers),
+    patch: (path: string, body?: unknown, headers?: Record<string, string>) => call('PATCH', path, body, headers),
+    delete: (path: string, headers?: Record<string, string>) => call('DELETE', path, undefined, headers),
+    call,
+  };
+}
+
+export function restClient(url: string, key?: string) {
+  return client(`${url}/api/v1/external`, key);
+}
