@@ -6,6 +6,7 @@ import type { SegmentsTables } from './schema/segments.ts';
 import type { FormsTables } from './schema/forms.ts';
 import type { WebhooksTables } from './schema/webhooks.ts';
 import type { AutomationsTables } from './schema/automations.ts';
+import type { MailTables } from './schema/mail.ts';
 
 export interface DB
   extends CoreTables,
@@ -14,6 +15,7 @@ export interface DB
     SegmentsTables,
     FormsTables,
     WebhooksTables,
-    AutomationsTables {}
+    AutomationsTables,
+    MailTables {}
 
 export * from './schema/core.ts';

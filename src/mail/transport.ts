@@ -1,0 +1,116 @@
+// How a rendered message leaves: pooled SMTP (SMTP_URL, optional DKIM) or, without SMTP_URL, the outbox table.
+// Callers get a typed result: delivered (with message id), or failed as transient (4xx, connection) or
+// permanent (5xx), which decides between retry and `failed` (DESIGN §6).
+import { randomUUID } from 'node:crypto';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+
+export interface OutgoingMessage {
+  accountId: string | null;
+  from: string;
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+  replyTo?: string;
+  headers?: Record<string, string>;
+  /** without angle brackets; generated when absent */
+  messageId?: string;
+}
+
+export type SendResult =
+  | { ok: true; messageId: string; response?: string }
+  | { ok: false; permanent: boolean; code?: number; error: string };
+
+export interface MailTransport {
+  readonly kind: 'smtp' | 'outbox';
+  send(msg: OutgoingMessage): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+export function newMessageId(config: Config): string {
+  const host = config.DKIM_DOMAIN ?? new URL(config.publicUrl).hostname ?? 'localhost';
+  return `${randomUUID()}@${host}`;
+}
+
+export function createTransport(config: Config, db: Db): MailTransport {
+  return config.SMTP_URL ? smtpTransport(config) : outboxTransport(config, db);
+}
+
+function smtpTransport(config: Config): MailTransport {
+  const dkim =
+    config.DKIM_DOMAIN && config.DKIM_SELECTOR && config.DKIM_PRIVATE_KEY
+      ? { domainName: config.DKIM_DOMAIN, keySelector: config.DKIM_SELECTOR, privateKey: config.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
+      : undefined;
+  const url = new URL(config.SMTP_URL!);
+  const transporter: Transporter = nodemailer.createTransport({
+    pool: true,
+    // one connection reused for every message: reconnecting per message halves throughput
+    maxMessages: Infinity,
+    maxConnections: Math.max(1, config.SEND_CONCURRENCY),
+    host: url.hostname,
+    port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
+    secure: url.protocol === 'smtps:',
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    tls: { rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false' },
+    ignoreTLS: url.searchParams.get('starttls') === 'false',
+    dkim,
+  } as nodemailer.TransportOptions);
+  return {
+    kind: 'smtp',
+    async send(msg) {
+      const messageId = msg.messageId ?? newMessageId(config);
+      try {
+        const info = await transporter.sendMail({
+          from: msg.from,
+          to: msg.to,
+          subject: msg.subject,
+          html: msg.html,
+          text: msg.text,
+          replyTo: msg.replyTo,
+          headers: msg.headers,
+          messageId: `<${messageId}>`,
+        });
+        return { ok: true, messageId, response: info.response };
+      } catch (err: any) {
+        const code: number | undefined = err.responseCode;
+        // 5xx is the server's final no; anything else (4xx, refused, timeout) may work later
+        return { ok: false, permanent: code !== undefined && code >= 500, code, error: String(err.response ?? err.message) };
+      }
+    },
+    async close() {
+      transporter.close();
+    },
+  };
+}
+
+function outboxTransport(config: Config, db: Db): MailTransport {
+  return {
+    kind: 'outbox',
+    async send(msg) {
+      const messageId = msg.messageId ?? newMessageId(config);
+      await db
+        .insertInto('outbox')
+        .values({
+          account_id: msg.accountId,
+          message_id: messageId,
+          from_addr: msg.from,
+          to_addr: msg.to,
+          subject: msg.subject,
+          html: msg.html ?? null,
+          text: msg.text ?? null,
+          headers: JSON.stringify({ ...(msg.replyTo && { 'Reply-To': msg.replyTo }), ...msg.headers }),
+        })
+        .execute();
+      return { ok: true, messageId };
+    },
+    async close() {},
+  };
+}
+
+/** "Name <email>" from a display name and an address, quoting the name when it needs it. */
+export function formatAddress(name: string | null | undefined, email: string): string {
+  if (!name) return email;
+  return /[",.<>@;:()[\]\\]/.test(name) ? `"${name.replace(/["\\]/g, '\\$&')}" <${email}>` : `${name} <${email}>`;
+}
