@@ -56,7 +56,7 @@ function smtpTransport(config: Config): MailTransport {
     tls: { rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false' },
     ignoreTLS: url.searchParams.get('starttls') === 'false',
     dkim,
-  } as nodemailer.TransportOptions);
+  } as any);
   return {
     kind: 'smtp',
     async send(msg) {
