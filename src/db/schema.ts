@@ -7,6 +7,7 @@ import type { FormsTables } from './schema/forms.ts';
 import type { WebhooksTables } from './schema/webhooks.ts';
 import type { AutomationsTables } from './schema/automations.ts';
 import type { MailTables } from './schema/mail.ts';
+import type { DashboardTables } from './schema/dashboard.ts';
 
 export interface DB
   extends CoreTables,
@@ -16,6 +17,7 @@ export interface DB
     FormsTables,
     WebhooksTables,
     AutomationsTables,
-    MailTables {}
+    MailTables,
+    DashboardTables {}
 
 export * from './schema/core.ts';
