@@ -1,0 +1,166 @@
+// Turns a message template (Liquid in subject, HTML and optional text) into one subscriber's email
+// (DESIGN §6). compileTemplate validates once, at save time, so a bad template is a Validation error on
+// create/update/schedule and never a failure mid-send; renderMessage is then cheap and cannot fail on syntax.
+// HTML output escapes every variable (subscriber data is untrusted); subject and text are not HTML.
+import { compile as compileHtmlToText } from 'html-to-text';
+import { Liquid, type Template } from 'liquidjs';
+import { Validation, type FieldErrors } from '../domain/errors.ts';
+import { rewriteHrefs } from './tracking.ts';
+
+const OPTIONS = {
+  strictFilters: true, // an unknown filter is a save-time error, not silently nothing
+  ownPropertyOnly: true,
+  templates: {}, // no {% include %} / {% render %} from the server's file system
+  parseLimit: 1e6,
+  renderLimit: 500, // ms per template: a runaway {% for %} fails one preview, not the worker
+  memoryLimit: 1e7,
+};
+const htmlEngine = new Liquid({ ...OPTIONS, outputEscape: 'escape' });
+const textEngine = new Liquid(OPTIONS);
+// no upper-casing of headings: it would turn {{ subscriber.first_name }} into {{ SUBSCRIBER.FIRST_NAME }}
+const toText = compileHtmlToText({
+  wordwrap: false,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
+    { selector: 'table', options: { uppercaseHeaderCells: false } },
+  ],
+});
+
+export interface MessageTemplate {
+  subject: string;
+  html: string;
+  /** plain-text part; derived from the HTML when absent */
+  text?: string | null;
+  /** hidden preheader shown by mail clients next to the subject */
+  preview_text?: string | null;
+}
+
+export interface CompiledTemplate {
+  readonly subject: Template[];
+  readonly html: Template[];
+  readonly text: Template[];
+  readonly preview_text?: string;
+}
+
+/** The variables a template sees as `subscriber.*`. */
+export interface RenderSubscriber {
+  id: string;
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  status?: string;
+  custom_fields?: Record<string, unknown> | null;
+  created_at?: Date | string;
+}
+
+export interface RenderContext {
+  subscriber: RenderSubscriber;
+  campaign?: { id: string; name: string };
+  /** absolute URL from unsubscribeUrl() in unsubscribe.ts; also the `unsubscribe_url` variable */
+  unsubscribeUrl: string;
+  /** open-pixel URL (tracking.openUrl); omitted = no pixel */
+  trackOpen?: string;
+  /** maps each link of the rendered HTML to its tracked URL (return the url itself to keep it) */
+  rewriteLinks?: (url: string) => string;
+}
+
+export interface RenderedMessage {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+// appended when the template has no unsubscribe link of its own (DESIGN §6)
+const FOOTER = '\n<p style="font-size:12px;color:#777;text-align:center;margin-top:32px">' +
+  'You receive this email because you subscribed. <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>\n';
+
+/**
+ * Parses subject, HTML and text once. Throws Validation with fields `subject`, `content_html`,
+ * `content_text` (the names campaigns and the automations' send_email step use) on any Liquid error.
+ * Example: const t = compileTemplate({ subject, html: content_html }); renderMessage(t, ctx)
+ */
+export function compileTemplate(t: MessageTemplate): CompiledTemplate {
+  const errors: FieldErrors = {};
+  const parse = (engine: Liquid, field: string, source: string): Template[] => {
+    try {
+      return engine.parse(source);
+    } catch (err) {
+      errors[field] = [`Template error: ${(err as Error).message}`];
+      return [];
+    }
+  };
+  const html = t.html.includes('unsubscribe_url') ? t.html : withFooter(t.html);
+  const compiled = {
+    subject: parse(textEngine, 'subject', t.subject),
+    html: parse(htmlEngine, 'content_html', html),
+    text: t.text ? parse(textEngine, 'content_text', withTextFooter(t.text)) : [],
+    preview_text: t.preview_text ?? undefined,
+  };
+  const first = Object.entries(errors)[0];
+  if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
+  // the text part is derived from the HTML template once (Liquid survives html-to-text), not per message
+  if (!t.text) compiled.text = derivedText(html);
+  return compiled;
+}
+
+function derivedText(html: string): Template[] {
+  try {
+    return textEngine.parse(toText(html));
+  } catch {
+    return []; // html-to-text mangled a tag: renderMessage falls back to converting each rendered HTML
+  }
+}
+
+/** One subscriber's message. Accepts a compiled template (fast path) or the raw parts. */
+export function renderMessage(template: CompiledTemplate | MessageTemplate, ctx: RenderContext): RenderedMessage {
+  const t = 'html' in template && typeof template.html === 'string' ? compileTemplate(template as MessageTemplate) : (template as CompiledTemplate);
+  const scope = {
+    subscriber: subscriberScope(ctx.subscriber),
+    campaign: ctx.campaign ? { id: ctx.campaign.id, name: ctx.campaign.name } : {},
+    unsubscribe_url: ctx.unsubscribeUrl,
+  };
+  let html = htmlEngine.renderSync(t.html, scope) as string;
+  const text = t.text.length > 0 ? (textEngine.renderSync(t.text, scope) as string) : toText(html);
+  if (ctx.rewriteLinks) html = rewriteHrefs(html, ctx.rewriteLinks);
+  if (t.preview_text) html = insertAfterBodyOpen(html, `<div style="display:none;max-height:0;overflow:hidden">${escapeHtml(t.preview_text)}</div>`);
+  if (ctx.trackOpen) html = insertBeforeBodyClose(html, `<img src="${escapeHtml(ctx.trackOpen)}" width="1" height="1" alt="" style="display:block;border:0">`);
+  const subject = (textEngine.renderSync(t.subject, scope) as string).replace(/[\r\n]+/g, ' ').trim();
+  return { subject, html, text: text.trim() + '\n' };
+}
+
+function subscriberScope(s: RenderSubscriber) {
+  return {
+    id: s.id,
+    email: s.email,
+    first_name: s.first_name ?? '',
+    last_name: s.last_name ?? '',
+    phone: s.phone ?? '',
+    status: s.status ?? 'active',
+    custom_fields: { ...(s.custom_fields ?? {}) },
+    created_at: s.created_at instanceof Date ? s.created_at.toISOString() : (s.created_at ?? ''),
+  };
+}
+
+function withFooter(html: string): string {
+  return insertBeforeBodyClose(html, FOOTER);
+}
+
+function withTextFooter(text: string): string {
+  return text.includes('unsubscribe_url') ? text : `${text}\n\nUnsubscribe: {{ unsubscribe_url }}\n`;
+}
+
+function insertBeforeBodyClose(html: string, fragment: string): string {
+  const i = html.search(/<\/body\s*>/i);
+  return i < 0 ? html + fragment : html.slice(0, i) + fragment + html.slice(i);
+}
+
+function insertAfterBodyOpen(html: string, fragment: string): string {
+  const m = /<body\b[^>]*>/i.exec(html);
+  return m ? html.slice(0, m.index + m[0].length) + fragment + html.slice(m.index + m[0].length) : fragment + html;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
