@@ -275,3 +275,9 @@ async function groupNames(db: Db, accountId: string, ids: string[]): Promise<Map
 function dropNulls(values: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null && v !== undefined));
 }
+
+/** Subscribers in total and per status (MCP get_subscriber_count). */
+export async function countByStatus(db: Db, accountId: string): Promise<Record<SubscriberStatus | 'total', number>> {
+  const c = await repo.countByStatus(db, accountId);
+  return { total: c.active + c.unsubscribed + c.bounced + c.complained, ...c };
+}
