@@ -1,4 +1,164 @@
-// POST /mcp: the JSON-RPC 2.0 tool endpoint. Not built yet.
-import type { FastifyInstance } from 'fastify';
+// POST /mcp: our own JSON-RPC 2.0 dispatcher for the tool endpoint (stateless Streamable HTTP, JSON answers).
+// DESIGN §5 order of checks: method (405) → Origin (403) → auth (401) → rate limit (429) → JSON parse (-32700)
+// → envelope (-32600) → method (-32601) → tool name / arguments / schema (-32602) → scope (Forbidden) → domain.
+// DESIGN §7 says why not the SDK's server transport: it breaks six of the spec's seven error rules.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateHeader } from '../../auth/bearer.ts';
+import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
+import { permits } from '../../auth/scopes.ts';
+import { Forbidden } from '../../domain/errors.ts';
+import { toFieldErrors } from '../../domain/validation.ts';
+import type { KeyContext } from '../../domain/apiKeys.ts';
+import * as rpc from './errors.ts';
+import { catalogue, findTool, listFor } from './schemas.ts';
+import type { ToolContext } from './tool.ts';
 
-export async function mcpEndpoint(_app: FastifyInstance) {}
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
+
+const INSTRUCTIONS =
+  'Mailgrove is an email-marketing service. Tools act on the account that owns the API key: subscribers, groups, ' +
+  'segments, campaigns, webhooks, automations and forms. Ids are passed as <resource>_id (UUIDs); list tools take ' +
+  'page and per_page (default 25, max 100) and return meta {current_page, last_page, per_page, total}. Every result ' +
+  'is a JSON text {success, data, meta?}; a refused call is a tool error {error, message?}.';
+
+type Message = Record<string, unknown>;
+type Answer = rpc.JsonRpcError | { jsonrpc: '2.0'; id: rpc.JsonRpcId; result: unknown } | undefined; // undefined: nothing to answer (notification) → 202
+
+export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRateLimiter }) {
+  catalogue(); // DESIGN §5: JSON Schemas are computed once, at start, not per tools/list
+  const allowedOrigins = new Set(
+    app.config.MCP_ALLOWED_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+  );
+
+  // the body reaches the handler as raw text whatever its content type, so a malformed body is our
+  // -32700 (after auth) and not Fastify's 400; the 1 MB bodyLimit still applies (413)
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err.statusCode === 413) return reply.code(413).send({ error: 'Payload Too Large', message: 'Request body is larger than 1 MB' });
+    if (err.statusCode && err.statusCode < 500) return reply.code(err.statusCode).send({ error: err.message });
+    req.log.error({ err, reqId: req.id }, 'MCP request failed');
+    return reply.code(500).send({ error: 'Internal server error', request_id: req.id });
+  });
+
+  // spec: any method other than POST is answered 405 (HEAD comes with GET)
+  app.route({
+    method: app.supportedMethods.filter((m) => m !== 'POST' && m !== 'HEAD'),
+    url: '/',
+    handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').send({ error: 'Method Not Allowed', message: 'Use POST for the MCP endpoint' }),
+  });
+
+  app.post('/', async (req, reply) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
+      return reply.code(403).send({ error: 'Forbidden', message: 'Origin not allowed' });
+    }
+    const auth = await authenticateHeader(app.db, req.headers.authorization);
+    if (typeof auth === 'string') return reply.code(401).header('WWW-Authenticate', 'Bearer').send({ error: 'Unauthorized' });
+    const limit = await opts.limiter.consume(auth.keyId);
+    reply.header('RateLimit-Limit', limit.limit).header('RateLimit-Remaining', limit.remaining).header('RateLimit-Reset', limit.resetSeconds);
+    if (!limit.allowed) {
+      return reply
+        .code(429)
+        .header('Retry-After', limit.retryAfter)
+        .send({ message: `Rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfter} seconds`, retry_after: limit.retryAfter });
+    }
+    const answer = await dispatch(app, req, auth, typeof req.body === 'string' ? req.body : '');
+    if (answer === undefined) return reply.code(202).send();
+    return reply.type('application/json').send(answer);
+  });
+}
+
+async function dispatch(app: FastifyInstance, req: FastifyRequest, key: KeyContext, raw: string): Promise<Answer> {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(raw);
+  } catch {
+    return rpc.rpcError(null, rpc.PARSE_ERROR, 'Parse error: the request body is not valid JSON');
+  }
+  if (Array.isArray(msg)) return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: batch requests are not supported; send one JSON-RPC object');
+  if (msg === null || typeof msg !== 'object') return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC 2.0 request object');
+  const m = msg as Message;
+  const id = validId(m.id);
+  if (m.jsonrpc !== '2.0') {
+    const what = m.jsonrpc === undefined ? 'missing jsonrpc version' : 'invalid jsonrpc version';
+    return rpc.rpcError(id ?? null, rpc.INVALID_REQUEST, `Invalid Request: ${what}; "jsonrpc" must be "2.0"`);
+  }
+  if (id === undefined) return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: id must be a string, a number or null');
+  // a client's response to a server request: accepted and ignored (we never send requests)
+  if (m.method === undefined && ('result' in m || 'error' in m)) return undefined;
+  if (typeof m.method !== 'string') return rpc.rpcError(id, rpc.INVALID_REQUEST, 'Invalid Request: method must be a string');
+  if (!('id' in m) || m.method.startsWith('notifications/')) return undefined;
+
+  try {
+    const result = await call(app, req, key, m.method, m.params);
+    return { jsonrpc: '2.0', id, result };
+  } catch (err) {
+    if (err instanceof rpc.RpcFailure) return rpc.rpcError(id, err.code, err.message, err.data);
+    req.log.error({ err, reqId: req.id, method: m.method }, 'MCP internal error');
+    return rpc.rpcError(id, rpc.INTERNAL_ERROR, 'Internal error', { request_id: req.id });
+  }
+}
+
+/** undefined when the id is present but not a string, number or null; a missing id reads as null. */
+function validId(id: unknown): rpc.JsonRpcId | undefined {
+  if (id === undefined || id === null) return null;
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))) return id;
+  return undefined;
+}
+
+async function call(app: FastifyInstance, req: FastifyRequest, key: KeyContext, method: string, params: unknown): Promise<unknown> {
+  switch (method) {
+    case 'initialize':
+      return initialize(params, app.config.version);
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools: listFor(key.scopes) };
+    case 'tools/call':
+      return callTool({ db: app.db, config: app.config, queue: app.queue, key, log: req.log }, params);
+    default:
+      throw new rpc.RpcFailure(rpc.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+}
+
+function initialize(params: unknown, version: string) {
+  const requested = isObject(params) ? params.protocolVersion : undefined;
+  const protocolVersion = PROTOCOL_VERSIONS.find((v) => v === requested) ?? LATEST_PROTOCOL_VERSION;
+  return {
+    protocolVersion,
+    capabilities: { tools: { listChanged: false } },
+    serverInfo: { name: 'mailgrove', title: 'Mailgrove', version },
+    instructions: INSTRUCTIONS,
+  };
+}
+
+async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResult> {
+  if (!isObject(params)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: params must be an object with the tool name');
+  if (typeof params.name !== 'string') throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: name must be a string');
+  const tool = findTool(params.name);
+  if (!tool) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Unknown tool: ${params.name}`);
+  const args = params.arguments ?? {};
+  if (!isObject(args)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: arguments must be an object');
+  const parsed = tool.input.safeParse(args);
+  if (!parsed.success) {
+    const fields = toFieldErrors(parsed.error);
+    const [field, messages] = Object.entries(fields)[0]!;
+    throw new rpc.RpcFailure(rpc.INVALID_PARAMS, field === '_' ? messages[0]! : `${field}: ${messages[0]}`, { fields });
+  }
+  if (!permits(ctx.key.scopes, tool.scope)) return rpc.toolError(new Forbidden(tool.scope));
+  try {
+    const out = await tool.run(ctx, parsed.data);
+    return rpc.toolSuccess(out.data, out.meta);
+  } catch (err) {
+    if (rpc.isDomainError(err)) return rpc.toolError(err);
+    throw err;
+  }
+}
+
+function isObject(v: unknown): v is Message {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
