@@ -37,6 +37,10 @@ export const Env = z.object({
   // comma-separated seconds; DESIGN §4 webhook retry schedule, shortened by tests
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5,300,1800,7200,18000,36000,36000'),
   WEBHOOK_TIMEOUT_MS: int(10_000),
+  // a webhook whose deliveries keep failing this long (5 days) is disabled, with a webhook.disabled event
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().positive().default(5 * 24 * 3600),
+  // deliveries posted at once per process
+  WEBHOOK_CONCURRENCY: int(10),
   // automation delays are divided by this factor (tests run a two-day delay in seconds)
   AUTOMATION_TIME_SCALE: z.coerce.number().positive().default(1),
   // how often the job workers and scheduler poll, in milliseconds
