@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'form.submitted',
   'import.completed',
   'automation.completed',
+  // not in DESIGN §4's list: tells other webhooks that one was disabled after failing for 5 days (issue 6)
+  'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
