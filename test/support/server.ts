@@ -93,3 +93,8 @@ export function client(base: string, key?: string) {
 export function restClient(url: string, key?: string) {
   return client(`${url}/api/v1/external`, key);
 }
+
+/** Sorted keys of a response object: the spec fixes field sets exactly ("Which fields each response carries"). */
+export function keysOf(obj: object): string[] {
+  return Object.keys(obj).sort();
+}
