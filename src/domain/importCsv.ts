@@ -1,0 +1,236 @@
+// Streams a CSV upload into an import's staging rows: sniffs the delimiter, maps the header, validates
+// each row (email, names, phone, custom-field types) and writes chunks of 1000 rows as they arrive, so
+// memory stays flat whatever the file size. Rows that cannot be imported are staged with their reason.
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { parse, type Parser } from 'csv-parse';
+import type { Db } from '../db/client.ts';
+import * as repo from '../db/queries/imports.ts';
+import { Validation } from './errors.ts';
+import * as fields from './fields.ts';
+import * as subscribers from './subscribers.ts';
+
+export const CHUNK = 1000;
+const SNIFF_BYTES = 64 * 1024;
+const DELIMITERS = [',', ';', '\t'] as const;
+const COLUMNS = ['email', 'first_name', 'last_name', 'phone'] as const;
+const ALIASES: Record<string, (typeof COLUMNS)[number]> = { email_address: 'email', e_mail: 'email', firstname: 'first_name', lastname: 'last_name' };
+
+/** One row as the MCP tool or a CSV line gives it. */
+export interface InputRow {
+  email?: unknown;
+  first_name?: unknown;
+  last_name?: unknown;
+  phone?: unknown;
+  custom_fields?: Record<string, unknown>;
+}
+
+export class NotCsv extends Validation {
+  constructor(reason: string) {
+    super({ file: [reason] }, reason);
+  }
+}
+
+/** Validates one row into its staged form; a row that cannot be imported keeps the reason instead. */
+export function toStaged(rowNo: number, input: InputRow, defs: Map<string, fields.FieldType>): repo.StagedRow {
+  const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v));
+  const email = text(input.email);
+  const row: repo.StagedRow = { row_no: rowNo, email: email || null, first_name: null, last_name: null, phone: null, custom_fields: null, error: null };
+  if (!email) return { ...row, error: 'Email is missing' };
+  // the same rules as creating one subscriber; empty cells mean "leave as it is", so they are not sent
+  const candidate: Record<string, unknown> = { email };
+  for (const col of ['first_name', 'last_name', 'phone'] as const) {
+    const v = text(input[col]);
+    if (v !== '') candidate[col] = v;
+  }
+  const parsed = subscribers.NewSubscriber.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ...row, error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}` };
+  }
+  row.email = parsed.data.email;
+  row.first_name = parsed.data.first_name ?? null;
+  row.last_name = parsed.data.last_name ?? null;
+  row.phone = parsed.data.phone ?? null;
+  const given = Object.entries(input.custom_fields ?? {}).filter(([, v]) => v !== undefined && v !== null && text(v) !== '');
+  if (given.length > 0) {
+    try {
+      const coerced = fields.coerceWith(defs, Object.fromEntries(given));
+      const kept = Object.entries(coerced).filter(([, v]) => v !== null);
+      if (kept.length > 0) row.custom_fields = JSON.stringify(Object.fromEntries(kept));
+    } catch (err) {
+      if (!(err instanceof Validation)) throw err;
+      return { ...row, error: err.message };
+    }
+  }
+  return row;
+}
+
+export interface StageResult {
+  total_rows: number;
+  /** row_no of the last row */
+  end_row: number;
+  ignored_columns: string[];
+}
+
+/** Stages the rows of a CSV stream into `importId`. Throws NotCsv (400) for content that is not CSV. */
+export async function stageCsv(db: Db, accountId: string, importId: string, stream: Readable): Promise<StageResult> {
+  const defs = await fields.definitions(db, accountId);
+  const { parser, abandon } = await openParser(stream);
+  let header: Header | undefined;
+  let rowNo = 1;
+  let chunk: repo.StagedRow[] = [];
+  // one chunk is written while the next is parsed (PostgreSQL works in parallel with us; PGlite just queues)
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    const rows = chunk;
+    chunk = [];
+    await writing;
+    writing = repo.stage(db, importId, rows);
+    writing.catch(() => {}); // awaited on the next flush; this only keeps Node from calling it unhandled
+  };
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (!header) {
+        header = mapHeader(record, defs);
+        continue;
+      }
+      rowNo++;
+      chunk.push(toStaged(rowNo, header.read(record), defs));
+      if (chunk.length >= CHUNK) await flush();
+    }
+    await flush();
+    await writing;
+  } catch (err) {
+    abandon();
+    await writing.catch(() => {}); // nothing may still be writing when the caller discards the import
+    if (err instanceof Validation) throw err;
+    const code = (err as { code?: string }).code;
+    if (code?.startsWith('CSV_')) throw new NotCsv(`File is not a valid CSV: ${(err as Error).message}`);
+    throw err;
+  }
+  if (!header) throw new NotCsv('File is not a CSV: it is empty');
+  return { total_rows: rowNo - 1, end_row: rowNo, ignored_columns: header.ignored };
+}
+
+interface Header {
+  ignored: string[];
+  read(record: string[]): InputRow;
+}
+
+/** Header names are trimmed and case-insensitive; custom-field columns match a field's key or name. */
+function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Header {
+  const byName = new Map<string, string>();
+  for (const key of defs.keys()) byName.set(key, key);
+  const normal = (h: string) => h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const columns: { index: number; column?: (typeof COLUMNS)[number]; field?: string }[] = [];
+  const ignored: string[] = [];
+  const taken = new Set<string>();
+  record.forEach((raw, index) => {
+    const name = normal(raw);
+    if (name === '') return;
+    const column = (COLUMNS as readonly string[]).includes(name) ? (name as (typeof COLUMNS)[number]) : ALIASES[name];
+    const field = column ? undefined : byName.get(name);
+    const target = column ?? (field && `custom_fields.${field}`);
+    if (!target || taken.has(target)) return void ignored.push(raw.trim());
+    taken.add(target);
+    columns.push({ index, column, field });
+  });
+  if (!taken.has('email')) {
+    if (record.some((h) => /[\u0000-\u0008\u000e-\u001f]/.test(h))) throw new NotCsv('File is not a CSV');
+    throw Validation.field('file', 'No email column: the header row must have an "email" column');
+  }
+  return {
+    ignored,
+    read(values) {
+      const row: InputRow = {};
+      const custom: Record<string, unknown> = {};
+      for (const c of columns) {
+        const v = values[c.index];
+        if (c.column) row[c.column] = v;
+        else custom[c.field!] = v;
+      }
+      row.custom_fields = custom;
+      return row;
+    },
+  };
+}
+
+/**
+ * Reads the first line to check the content and pick the delimiter, then feeds the whole stream to
+ * the parser. abandon() stops parsing but keeps reading the upload to its end, so the client, still
+ * sending, gets our answer instead of a reset connection.
+ */
+async function openParser(stream: Readable): Promise<{ parser: Parser; abandon(): void }> {
+  const source = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const drain = async () => {
+    while (!(await source.next()).done);
+  };
+  let head = Buffer.alloc(0);
+  let done = false;
+  while (head.length < SNIFF_BYTES && !head.includes(10)) {
+    const next = await source.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    head = Buffer.concat([head, next.value]);
+  }
+  try {
+    checkText(head);
+  } catch (err) {
+    if (!done) await drain();
+    throw err;
+  }
+  const parser = parse({ delimiter: sniffDelimiter(head), bom: true, relax_column_count: true, skip_empty_lines: true });
+  const stop = new AbortController();
+  let stopped = false;
+  const feed = async (buf: Buffer) => {
+    if (stopped) return;
+    try {
+      checkText(buf);
+    } catch (err) {
+      stopped = true;
+      parser.destroy(err as Error);
+      return;
+    }
+    if (!parser.write(buf)) await once(parser, 'drain', { signal: stop.signal }).catch(() => {});
+  };
+  void (async () => {
+    await feed(head);
+    while (!done) {
+      const next = await source.next();
+      if (next.done) break;
+      await feed(next.value);
+    }
+    if (!stopped) parser.end();
+  })().catch((err) => parser.destroy(err));
+  return {
+    parser,
+    abandon() {
+      stopped = true;
+      stop.abort();
+      parser.destroy();
+    },
+  };
+}
+
+// binary files (images, spreadsheets, UTF-16 text) carry NUL bytes; CSV text never does
+function checkText(buf: Buffer) {
+  if (buf.includes(0)) throw new NotCsv('File is not a CSV: it contains binary data (save it as UTF-8 CSV)');
+}
+
+/** The candidate that occurs most often outside quotes in the header line; comma on a tie. */
+export function sniffDelimiter(head: Buffer): string {
+  const end = head.indexOf(10);
+  const line = head.subarray(0, end === -1 ? head.length : end).toString('utf8');
+  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
+  let quoted = false;
+  for (const ch of line) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
+  }
+  let best: string = ',';
+  for (const d of DELIMITERS) if (counts.get(d)! > counts.get(best)!) best = d;
+  return best;
+}
