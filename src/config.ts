@@ -29,6 +29,13 @@ export const Env = z.object({
   SEND_RATE_PER_SECOND: int(0), // 0 = unlimited
   SEND_CONCURRENCY: int(10),
   SEND_BATCH_SIZE: int(500),
+  // SMTP 4xx → retried with backoff SEND_RETRY_BASE_MS × 2^(attempt-1), then failed after SEND_MAX_ATTEMPTS
+  SEND_MAX_ATTEMPTS: int(5),
+  SEND_RETRY_BASE_MS: int(60_000),
+  // a send worker silent for this long is presumed dead: its in-flight rows become 'interrupted'
+  SEND_LEASE_MS: int(30_000),
+  // how often the scheduler looks for due scheduled campaigns
+  SCHEDULER_INTERVAL_MS: int(2000),
   DKIM_DOMAIN: z.string().optional(),
   DKIM_SELECTOR: z.string().optional(),
   DKIM_PRIVATE_KEY: z.string().optional(),
