@@ -141,7 +141,7 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
   if (typeof params.name !== 'string') throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: name must be a string');
   const tool = findTool(params.name);
   if (!tool) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Unknown tool: ${params.name}`);
-  const args = params.arguments ?? {};
+  const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: arguments must be an object');
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
