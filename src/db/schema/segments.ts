@@ -1,3 +1,17 @@
-// Kysely types of the segments tables. Add each table of your migrations here.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface SegmentsTables {}
+// Kysely types of the segments tables (migration 20261121_0910_segments.sql).
+import type { Generated } from 'kysely';
+import type { Filter } from '../../domain/segmentFilter.ts';
+import type { JsonColumn, Timestamp } from './core.ts';
+
+export interface SegmentsTable {
+  id: Generated<string>;
+  account_id: string;
+  name: string;
+  filter: JsonColumn<Filter>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SegmentsTables {
+  segments: SegmentsTable;
+}
