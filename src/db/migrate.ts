@@ -19,9 +19,13 @@ const provider: MigrationProvider = {
 };
 
 export async function migrate(db: Db): Promise<string[]> {
+  // Without a schema, Kysely's "does the table exist" check matches schema_migrations in ANY schema, so a
+  // fresh schema next to another one that has it (parallel tests on one PostgreSQL) skips creating it and fails.
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   const migrator = new Migrator({
     db,
     provider,
+    migrationTableSchema: rows[0]!.schema,
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
     // parallel branches add files with earlier dates than ones already applied elsewhere
