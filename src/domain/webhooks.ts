@@ -41,6 +41,21 @@ export type WebhookUpdate = z.input<typeof WebhookUpdate>;
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
+const positive = (what: string) =>
+  z.coerce.number({ error: `${what} must be a positive integer` }).int(`${what} must be a positive integer`).min(1, `${what} must be a positive integer`);
+
+/** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
+export const ListQuery = z.object({
+  page: positive('page').default(1),
+  per_page: positive('per_page').default(25).transform((n) => Math.min(n, 100)),
+});
+export type ListQuery = z.input<typeof ListQuery>;
+
+export const DeliveriesQuery = ListQuery.extend({
+  status: z.enum(DELIVERY_STATUSES, { error: 'status must be one of: pending, delivered, failed' }).optional(),
+});
+export type DeliveriesQuery = z.input<typeof DeliveriesQuery>;
+
 type UrlPolicy = Pick<Config, 'ALLOW_PRIVATE_WEBHOOK_URLS'>;
 interface Paging {
   page: number;
@@ -96,7 +111,8 @@ export async function get(db: Db, accountId: string, id: string) {
   return { ...view(row), secret: row.secret, recent_deliveries: recent.data };
 }
 
-export async function list(db: Db, accountId: string, paging: Paging) {
+export async function list(db: Db, accountId: string, query: ListQuery) {
+  const paging = parseInput(ListQuery, query);
   const rows = await db
     .selectFrom('webhooks')
     .selectAll()
@@ -107,7 +123,7 @@ export async function list(db: Db, accountId: string, paging: Paging) {
     .offset((paging.page - 1) * paging.per_page)
     .execute();
   const { total } = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  return { data: rows.map(view), total: Number(total) };
+  return { data: rows.map(view), total: Number(total), page: paging.page, per_page: paging.per_page };
 }
 
 export async function update(db: Db, accountId: string, id: string, input: WebhookUpdate, policy: UrlPolicy): Promise<Webhook> {
@@ -138,12 +154,11 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
   if (!row) throw new NotFound('Webhook not found');
 }
 
-export const DeliveryFilter = z.object({ status: z.enum(DELIVERY_STATUSES, { error: 'status must be one of: pending, delivered, failed' }).optional() });
-
 /** The delivery log of one webhook, newest first, each delivery with its attempts. */
-export async function deliveries(db: Db, accountId: string, webhookId: string, paging: Paging & z.input<typeof DeliveryFilter>) {
+export async function deliveries(db: Db, accountId: string, webhookId: string, query: DeliveriesQuery) {
+  const q = parseInput(DeliveriesQuery, query);
   await find(db, accountId, webhookId);
-  return deliveryPage(db, accountId, webhookId, paging);
+  return { ...(await deliveryPage(db, accountId, webhookId, q)), page: q.page, per_page: q.per_page };
 }
 
 async function deliveryPage(db: Db, accountId: string, webhookId: string, q: Paging & { status?: DeliveryRow['status'] }) {

@@ -1,4 +1,47 @@
-// REST routes for webhooks (our addition to the spec's REST surface). Not built yet.
+// /api/v1/external/webhooks: our addition to the spec's REST surface (the spec shows webhooks only as tools).
+// CRUD, the delivery log and a test event; same rules as the MCP webhook tools (src/domain/webhooks.ts).
+// Scopes webhooks:read / webhooks:write.
 import type { FastifyInstance } from 'fastify';
+import * as webhooks from '../../domain/webhooks.ts';
+import { ok, parse, pathId } from './envelope.ts';
 
-export async function webhookRoutes(_app: FastifyInstance) {}
+const NOT_FOUND = 'Webhook not found';
+
+function pagination(page: number, perPage: number, total: number) {
+  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
+}
+
+export async function webhookRoutes(app: FastifyInstance) {
+  app.get('/webhooks', { config: { scope: 'webhooks:read' } }, async (req) => {
+    const r = await webhooks.list(app.db, req.key.accountId, req.query as webhooks.ListQuery);
+    return ok({ webhooks: r.data, pagination: pagination(r.page, r.per_page, r.total) });
+  });
+
+  app.post('/webhooks', { config: { scope: 'webhooks:write' } }, async (req, reply) => {
+    const created = await webhooks.create(app.db, req.key.accountId, parse(webhooks.NewWebhook, req.body), app.config);
+    return reply.code(201).send(ok(created));
+  });
+
+  app.get('/webhooks/:id', { config: { scope: 'webhooks:read' } }, async (req) => {
+    return ok(await webhooks.get(app.db, req.key.accountId, pathId(req.params, NOT_FOUND)));
+  });
+
+  app.put('/webhooks/:id', { config: { scope: 'webhooks:write' } }, async (req) => {
+    const id = pathId(req.params, NOT_FOUND);
+    return ok(await webhooks.update(app.db, req.key.accountId, id, parse(webhooks.WebhookUpdate, req.body), app.config));
+  });
+
+  app.delete('/webhooks/:id', { config: { scope: 'webhooks:write' } }, async (req) => {
+    await webhooks.remove(app.db, req.key.accountId, pathId(req.params, NOT_FOUND));
+    return { success: true, message: 'Webhook deleted successfully' };
+  });
+
+  app.get('/webhooks/:id/deliveries', { config: { scope: 'webhooks:read' } }, async (req) => {
+    const r = await webhooks.deliveries(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as webhooks.DeliveriesQuery);
+    return ok({ deliveries: r.data, pagination: pagination(r.page, r.per_page, r.total) });
+  });
+
+  app.post('/webhooks/:id/test', { config: { scope: 'webhooks:write' } }, async (req) => {
+    return ok(await webhooks.test(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), app.config));
+  });
+}
