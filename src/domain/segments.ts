@@ -7,6 +7,8 @@ import * as repo from '../db/queries/segments.ts';
 import { Conflict, NotFound, Validation } from './errors.ts';
 import * as fields from './fields.ts';
 import { SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './segmentFilter.ts';
+import { offsetOf, PageQuery } from './paging.ts';
+export type { PageQuery };
 import { parseInput } from './validation.ts';
 
 const Name = z.string({ error: 'Name is required' }).trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters');
@@ -19,10 +21,6 @@ export const SegmentUpdate = z
   .refine((u) => u.name !== undefined || u.filter !== undefined, { message: 'Give name and/or filter to change', path: ['name'] });
 export type SegmentUpdate = z.input<typeof SegmentUpdate>;
 
-export interface Paging {
-  page: number;
-  per_page: number;
-}
 
 export interface Segment {
   id: string;
@@ -39,7 +37,7 @@ export async function create(db: Db, accountId: string, input: NewSegment): Prom
   const a = parseInput(NewSegment, input);
   const filter = await validateFor(db, accountId, a.filter);
   const row = await repo.insert(db, accountId, a.name, filter);
-  if (!row) throw new Conflict('Segment name already exists');
+  if (!row) throw new Conflict('A segment with this name already exists');
   return (await withCounts(db, accountId, [row]))[0]!;
 }
 
@@ -49,9 +47,10 @@ export async function get(db: Db, accountId: string, id: string): Promise<Segmen
   return (await withCounts(db, accountId, [row]))[0]!;
 }
 
-export async function list(db: Db, accountId: string, p: Paging): Promise<{ segments: Segment[]; total: number }> {
-  const rows = await repo.page(db, accountId, p.per_page, (p.page - 1) * p.per_page);
-  return { segments: await withCounts(db, accountId, rows), total: await repo.count(db, accountId) };
+export async function list(db: Db, accountId: string, query: PageQuery = {}) {
+  const p = parseInput(PageQuery, query);
+  const rows = await repo.page(db, accountId, p.per_page, offsetOf(p));
+  return { segments: await withCounts(db, accountId, rows), total: await repo.count(db, accountId), ...p };
 }
 
 export async function update(db: Db, accountId: string, id: string, input: SegmentUpdate): Promise<Segment> {
@@ -59,7 +58,7 @@ export async function update(db: Db, accountId: string, id: string, input: Segme
   const filter = u.filter === undefined ? undefined : await validateFor(db, accountId, u.filter);
   const row = await repo.update(db, accountId, id, { name: u.name, filter });
   if (row === undefined) throw new NotFound('Segment not found');
-  if (row === null) throw new Conflict('Segment name already exists');
+  if (row === null) throw new Conflict('A segment with this name already exists');
   return (await withCounts(db, accountId, [row]))[0]!;
 }
 
@@ -68,12 +67,13 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** The subscribers the segment's filter matches now, newest first (list-item fields). */
-export async function members(db: Db, accountId: string, id: string, p: Paging) {
+export async function members(db: Db, accountId: string, id: string, query: PageQuery = {}) {
+  const p = parseInput(PageQuery, query);
   const row = await repo.findById(db, accountId, id);
   if (!row) throw new NotFound('Segment not found');
   const where = whereMatches(row.filter, await fields.definitions(db, accountId));
-  const [subscribers, [total]] = [await repo.members(db, accountId, where, p.per_page, (p.page - 1) * p.per_page), await repo.countMatching(db, accountId, [where])];
-  return { segment: { id: row.id, name: row.name }, subscribers, total: total! };
+  const [subscribers, [total]] = [await repo.members(db, accountId, where, p.per_page, offsetOf(p)), await repo.countMatching(db, accountId, [where])];
+  return { segment: { id: row.id, name: row.name }, subscribers, total: total!, ...p };
 }
 
 /**
