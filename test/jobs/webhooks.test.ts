@@ -34,8 +34,9 @@ after(() => receiver.closeAllConnections());
 after(() => receiver.close());
 const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
+// (the global after's hook type is wider than TestContext's; the server only calls it with no arguments)
 const s = await startServer(
-  { after },
+  { after: (fn) => after(fn as Parameters<typeof after>[0]) },
   {
     ALLOW_PRIVATE_WEBHOOK_URLS: true,
     WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
