@@ -10,6 +10,9 @@ import { restRoutes } from './routes.ts';
 
 export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimiter }) {
   app.setErrorHandler(restError);
+  // REST bodies are JSON (spec "Request bodies are JSON"): the form parser the public pages need and
+  // Fastify's text/plain parser stay out of this face, so any other type is a 415, not a half-parsed 400
+  app.removeContentTypeParser(['text/plain', 'application/x-www-form-urlencoded']);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
   app.decorateRequest('key', null as any);
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
