@@ -56,6 +56,8 @@ export const Env = z.object({
   OIDC_ISSUER: z.string().optional(),
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
+  // dashboard sign-in sessions last this long since last use (sliding)
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 14),
   // CLI: the running server to talk to through the admin API (default: direct database access)
   MAILGROVE_URL: z.string().optional(),
   VERIFIER: z.enum(['none', 'mx', 'http']).default('none'),

@@ -1,0 +1,21 @@
+// /app/api/keys: list, create and revoke the account's API keys (spec Authentication 2–3). The raw key is
+// in the create response only; lists show the hint. Creating and revoking need the 'manage' permission.
+import type { FastifyInstance } from 'fastify';
+import { ALL_SCOPES } from '../../../auth/scopes.ts';
+import * as apiKeys from '../../../domain/apiKeys.ts';
+import { ok, parse, pathId } from '../../rest/envelope.ts';
+
+export async function keyRoutes(app: FastifyInstance) {
+  app.get('/keys', async (req) => ok({ keys: await apiKeys.list(app.db, req.member.accountId), scopes: ALL_SCOPES }));
+
+  app.post('/keys', { config: { permission: 'manage' } }, async (req, reply) => {
+    const input = parse(apiKeys.NewApiKey, req.body);
+    const key = await apiKeys.create(app.db, req.member.accountId, input, req.member.userId);
+    return reply.code(201).send(ok(key, 'Copy this key now: it is shown only once and cannot be retrieved later'));
+  });
+
+  app.delete('/keys/:id', { config: { permission: 'manage' } }, async (req) => {
+    await apiKeys.revoke(app.db, req.member.accountId, pathId(req.params, 'API key not found'));
+    return ok({ revoked: true }, 'API key revoked');
+  });
+}

@@ -1,0 +1,63 @@
+// A browser-like client for /app/api in tests: keeps the cookies the server sets and sends the CSRF
+// header on state-changing requests, as the dashboard's own fetch wrapper does (web/src/api.ts).
+import * as accounts from '../../../src/domain/accounts.ts';
+import * as users from '../../../src/domain/users.ts';
+import type { TestServer } from '../../support/server.ts';
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export function dashboardClient(base: string) {
+  const jar = new Map<string, string>();
+  const call = async (method: string, path: string, body?: unknown, opts: { csrf?: boolean; headers?: Record<string, string> } = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (method !== 'GET' && opts.csrf !== false) headers['x-mailgrove-csrf'] = '1';
+    let payload: FormData | string | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    const res = await fetch(base + path, { method, headers, body: payload, redirect: 'manual' });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+      const expired = attrs.some((a) => /max-age=0|expires=thu, 01 jan 1970/i.test(a.trim()));
+      if (expired || value === '') jar.delete(name);
+      else jar.set(name, value);
+    }
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+  return {
+    jar,
+    get: (path: string, headers?: Record<string, string>) => call('GET', `/app/api${path}`, undefined, { headers }),
+    post: (path: string, body?: unknown, opts?: { csrf?: boolean; headers?: Record<string, string> }) => call('POST', `/app/api${path}`, body ?? {}, opts),
+    put: (path: string, body?: unknown, opts?: { csrf?: boolean }) => call('PUT', `/app/api${path}`, body ?? {}, opts),
+    patch: (path: string, body?: unknown, opts?: { csrf?: boolean }) => call('PATCH', `/app/api${path}`, body ?? {}, opts),
+    delete: (path: string, opts?: { csrf?: boolean }) => call('DELETE', `/app/api${path}`, undefined, opts),
+    raw: call,
+  };
+}
+
+let n = 0;
+/** A new account with a member of `role` who signs in with a password, and that member's signed-in client. */
+export async function signedIn(s: TestServer, role: users.Role = 'owner', accountId?: string) {
+  const password = 'correct horse battery';
+  const email = `${role}${++n}-${Date.now()}@example.com`;
+  const id = accountId ?? (await accounts.create(s.db, { name: `Dashboard ${n}` }, 1000)).id;
+  const member = await users.addMember(s.db, id, { email, role: role === 'owner' ? 'admin' : role, password });
+  if (role === 'owner') await s.db.updateTable('memberships').set({ role: 'owner' }).where('account_id', '=', id).where('user_id', '=', member.id).execute();
+  const c = dashboardClient(s.url);
+  const r = await c.post('/session', { email, password });
+  if (r.status !== 200) throw new Error(`sign-in failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return { client: c, accountId: id, userId: member.id, email, password };
+}

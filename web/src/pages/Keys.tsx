@@ -1,0 +1,207 @@
+// API keys: list, create (name required, scopes, optional expiry; the raw key is shown once with a copy
+// button) and revoke (after a confirmation; the key stops working at once).
+import { useRef, useState, type FormEvent } from 'react';
+import { api, ApiError, type ApiKey } from '../api.ts';
+import { Alert, Badge, Field, formatDate, Loading, useLoad } from '../ui.tsx';
+
+const RESOURCES = ['subscribers', 'campaigns', 'groups', 'webhooks', 'automations', 'forms'] as const;
+const LEVELS = [
+  ['read', 'Read'],
+  ['write', 'Write'],
+  ['*', 'All'],
+] as const;
+
+export function Keys({ canManage }: { canManage: boolean }) {
+  const { data, error, reload } = useLoad(() => api.get<{ keys: ApiKey[] }>('/keys'), []);
+  const [created, setCreated] = useState<ApiKey & { key: string }>();
+  return (
+    <section>
+      <h1>API keys</h1>
+      <p className="muted">Keys authenticate the REST API and the MCP tool endpoint (<code>Authorization: Bearer …</code>).</p>
+      {created && <NewKey apiKey={created} onDone={() => setCreated(undefined)} />}
+      {canManage ? (
+        !created && <CreateKey onCreated={(k) => { setCreated(k); reload(); }} />
+      ) : (
+        <Alert kind="warning">Your role can see keys but not create or revoke them.</Alert>
+      )}
+      <h2>Keys of this account</h2>
+      <Alert error={error} />
+      {!data ? !error && <Loading /> : <KeyTable keys={data.keys} canManage={canManage} onRevoked={reload} />}
+    </section>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (k: ApiKey & { key: string }) => void }) {
+  const [error, setError] = useState<unknown>();
+  const [scopes, setScopes] = useState<string[]>(['*']);
+  const [busy, setBusy] = useState(false);
+  const fields = error instanceof ApiError ? error.fields : {};
+  const toggle = (scope: string, on: boolean) => setScopes((s) => (on ? [...s.filter((x) => x !== scope), scope] : s.filter((x) => x !== scope)));
+
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const formEl = e.currentTarget;
+    const form = new FormData(formEl);
+    const name = String(form.get('name') ?? '').trim();
+    if (!name) return setError(new ApiError(400, 'Name is required', { name: ['Name is required'] }));
+    const expires = String(form.get('expires_at') ?? '');
+    setBusy(true);
+    setError(undefined);
+    try {
+      const key = await api.post<ApiKey & { key: string }>('/keys', {
+        name,
+        scopes,
+        // the end of the chosen day, in the browser's time zone
+        expires_at: expires ? new Date(`${expires}T23:59:59`).toISOString() : undefined,
+      });
+      formEl.reset();
+      setScopes(['*']);
+      onCreated(key);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card" onSubmit={submit} noValidate aria-labelledby="create-key-title">
+      <h2 id="create-key-title">Create a key</h2>
+      <Alert error={error} />
+      <Field label="Name" error={fields.name} hint="What uses this key, e.g. “Website signup” or “Claude agent”.">
+        {(id, d) => <input id={id} name="name" required maxLength={100} aria-describedby={d} />}
+      </Field>
+      <fieldset className="scopes">
+        <legend>Permissions</legend>
+        {fields.scopes && <p className="field-error">{fields.scopes[0]}</p>}
+        <label className="check">
+          <input type="checkbox" checked={scopes.includes('*')} onChange={(e) => toggle('*', e.target.checked)} /> Full access (<code>*</code>)
+        </label>
+        <table className="scope-grid">
+          <thead>
+            <tr>
+              <th scope="col">Resource</th>
+              {LEVELS.map(([, label]) => <th scope="col" key={label}>{label}</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {RESOURCES.map((r) => (
+              <tr key={r}>
+                <th scope="row">{r}</th>
+                {LEVELS.map(([level, label]) => {
+                  const scope = `${r}:${level}`;
+                  return (
+                    <td key={level}>
+                      <input type="checkbox" aria-label={`${r} ${label.toLowerCase()} (${scope})`} disabled={scopes.includes('*')} checked={scopes.includes(scope) || scopes.includes('*')} onChange={(e) => toggle(scope, e.target.checked)} />
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </fieldset>
+      <Field label="Expires on" error={fields.expires_at} hint="Optional. Leave empty for a key that does not expire.">
+        {(id, d) => <input id={id} name="expires_at" type="date" min={new Date().toISOString().slice(0, 10)} aria-describedby={d} />}
+      </Field>
+      <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create key'}</button>
+    </form>
+  );
+}
+
+function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: () => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(apiKey.key);
+    } catch {
+      // clipboard API needs a secure context; selecting + execCommand works on plain http too
+      input.current?.select();
+      document.execCommand('copy');
+    }
+    setCopied(true);
+  };
+  return (
+    <div className="card new-key" role="region" aria-labelledby="new-key-title">
+      <h2 id="new-key-title">Key “{apiKey.name}” created</h2>
+      <Alert kind="warning">Copy this key now. It is shown only once and cannot be retrieved later; if you lose it, create a new key and revoke this one.</Alert>
+      <div className="copy-row">
+        <input ref={input} id="new-api-key" aria-label="New API key" readOnly value={apiKey.key} onFocus={(e) => e.target.select()} className="mono" />
+        <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+      </div>
+      <button type="button" className="secondary" onClick={onDone}>I have stored the key</button>
+    </div>
+  );
+}
+
+function KeyTable({ keys, canManage, onRevoked }: { keys: ApiKey[]; canManage: boolean; onRevoked: () => void }) {
+  const [confirming, setConfirming] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  if (keys.length === 0) return <p className="empty">No keys yet.</p>;
+  const revoke = async (id: string) => {
+    setError(undefined);
+    try {
+      await api.del(`/keys/${id}`);
+      setConfirming(undefined);
+      onRevoked();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <>
+      <Alert error={error} />
+      <div className="table-wrap">
+        <table className="data">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              {canManage && <th scope="col"><span className="visually-hidden">Actions</span></th>}
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => {
+              const expired = k.expires_at !== null && new Date(k.expires_at) <= new Date();
+              return (
+                <tr key={k.id} data-key-id={k.id}>
+                  <td>{k.name}</td>
+                  <td className="mono">{k.hint}</td>
+                  <td>{k.scopes.map((s) => <code key={s} className="scope">{s}</code>)}</td>
+                  <td>{formatDate(k.created_at)}</td>
+                  <td>{formatDate(k.last_used_at, 'Never')}</td>
+                  <td>{formatDate(k.expires_at, 'Never')}</td>
+                  <td>
+                    {k.revoked_at ? <Badge tone="bad">Revoked {formatDate(k.revoked_at)}</Badge> : expired ? <Badge tone="warn">Expired</Badge> : <Badge tone="good">Active</Badge>}
+                  </td>
+                  {canManage && (
+                    <td className="actions">
+                      {!k.revoked_at &&
+                        (confirming === k.id ? (
+                          <span className="confirm" role="group" aria-label={`Confirm revoking ${k.name}`}>
+                            <span>Revoke “{k.name}”? Requests with it will fail at once.</span>
+                            <button type="button" className="danger small" onClick={() => revoke(k.id)}>Yes, revoke</button>
+                            <button type="button" className="secondary small" onClick={() => setConfirming(undefined)}>Cancel</button>
+                          </span>
+                        ) : (
+                          <button type="button" className="danger-outline small" onClick={() => setConfirming(k.id)} aria-label={`Revoke ${k.name}`}>
+                            Revoke
+                          </button>
+                        ))}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,19 @@
+// Builds the dashboard SPA into web/dist (served by src/http/dashboard/spa.ts). `npm run build:web`;
+// postinstall runs it, so a fresh clone's `npm install && npm start` serves the dashboard.
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/',
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    sourcemap: false,
+    // no internet on the deployment machine is assumed: everything is bundled, nothing loads from a CDN
+    assetsInlineLimit: 4096,
+  },
+  logLevel: 'warn',
+});
