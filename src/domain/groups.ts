@@ -7,6 +7,8 @@ import * as repo from '../db/queries/groups.ts';
 import * as subscriberRepo from '../db/queries/subscribers.ts';
 import { Conflict, NotFound } from './errors.ts';
 import { recordEvent } from './events.ts';
+import type { InputRow } from './importCsv.ts';
+import * as imports from './imports.ts';
 import * as subscribers from './subscribers.ts';
 import { parseInput } from './validation.ts';
 
@@ -117,6 +119,15 @@ export async function unassign(db: Db, accountId: string, groupId: string, subsc
     if (removed.length > 0) await recordEvent(trx, accountId, 'subscriber.removed_from_group', change, sub.id);
     return { ...change, removed: removed.length > 0 };
   });
+}
+
+/**
+ * import_subscribers_to_group: the same durable job as a CSV import, from rows given inline. The group must
+ * exist in the account ("Group not found"); bad rows are counted as failed by the job, not refused here.
+ */
+export async function importMembers(db: Db, queue: imports.JobQueue, accountId: string, groupId: string, rows: InputRow[], source: 'mcp' | 'api' = 'mcp'): Promise<imports.Job> {
+  if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
+  return imports.startFromRows(db, queue, accountId, { rows, groupIds: [groupId], source });
 }
 
 async function both(trx: Db, accountId: string, groupId: string, subscriberId: string) {

@@ -90,7 +90,7 @@ describe('Tool endpoint › HTTP layer', () => {
 
   test('Accept: application/json alone is accepted (and no Accept at all); the answer is JSON, never SSE', async () => {
     const { key } = await account();
-    for (const headers of [{ accept: 'application/json' }, {}, { accept: 'application/json, text/event-stream' }]) {
+    for (const headers of [{ accept: 'application/json' }, {}, { accept: 'application/json, text/event-stream' }] as Record<string, string>[]) {
       const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }), { 'content-type': 'application/json', ...headers }, key);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type')!, /^application\/json/);
@@ -102,16 +102,16 @@ describe('Tool endpoint › HTTP layer', () => {
 describe('Tool endpoint › JSON-RPC errors', () => {
   test('-32700 Parse error with id null for a malformed body (not Fastify\'s 400), whatever the content type', async () => {
     const { key } = await account();
-    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'text/plain' }, {}]) {
+    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
       const res = await raw('{"jsonrpc": "2.0", "id": 1, "method": ', headers, key);
       assert.equal(res.status, 200);
-      const body = await res.json();
+      const body = (await res.json()) as any;
       assert.equal(body.jsonrpc, '2.0');
       assert.equal(body.id, null);
       assert.equal(body.error.code, -32700);
     }
     const empty = await raw('', { 'content-type': 'application/json' }, key);
-    assert.equal((await empty.json()).error.code, -32700);
+    assert.equal(((await empty.json()) as any).error.code, -32700);
   });
 
   test('-32600 when jsonrpc is missing: the message talks about the missing jsonrpc version; id still echoes', async () => {
@@ -152,7 +152,7 @@ describe('Tool endpoint › JSON-RPC errors', () => {
     const { key } = await account();
     for (const body of ['42', '"ping"', 'null', 'true']) {
       const res = await raw(body, { 'content-type': 'application/json' }, key);
-      assert.equal((await res.json()).error.code, -32600, body);
+      assert.equal(((await res.json()) as any).error.code, -32600, body);
     }
   });
 

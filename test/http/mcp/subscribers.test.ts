@@ -399,3 +399,74 @@ describe('assign_subscriber_to_group / unassign_subscriber_from_group', () => {
     assert.deepEqual((await mcp.call('unassign_subscriber_from_group', { subscriber_id: MISSING, group_id: MISSING })).body, forbidden('subscribers:write'));
   });
 });
+
+describe('import_subscribers_to_group / get_single_import (the import job, DESIGN §4 "Import")', () => {
+  async function finished(mcp: ReturnType<typeof mcpClient>, importId: string) {
+    for (let i = 0; i < 100; i++) {
+      const r = await mcp.call('get_single_import', { import_id: importId });
+      if (r.body.data.status !== 'processing') return r.body.data;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    throw new Error('import did not finish');
+  }
+
+  test('starts a job (status processing) that creates/updates subscribers into the group; bad rows fail individually', async () => {
+    const { mcp, accountId } = await account();
+    await fields.create(s.db, accountId, { key: 'company', type: 'text' });
+    const g = (await mcp.call('create_group', { name: 'Imported' })).body.data;
+    await add(mcp, { email: 'exists@example.com', first_name: 'Old' });
+    const r = await mcp.call('import_subscribers_to_group', {
+      group_id: g.id,
+      subscribers: [
+        { email: 'new1@example.com', first_name: 'New', custom_fields: { company: 'Acme' } },
+        { email: 'EXISTS@example.com', first_name: 'Updated' },
+        { email: 'not-an-email' },
+      ],
+    });
+    assert.equal(r.isError, false, JSON.stringify(r.body ?? r.error));
+    assert.equal(r.body.data.status, 'processing');
+    const job = await finished(mcp, r.body.data.job_id);
+    assert.equal(job.status, 'completed');
+    assert.deepEqual([job.total_rows, job.created_count, job.updated_count, job.failed_count], [3, 1, 1, 1]);
+    assert.equal(job.errors[0].row, 3);
+    const members = await mcp.call('get_group_subscribers', { group_id: g.id });
+    assert.deepEqual(members.body.data.map((m: any) => m.email).sort(), ['exists@example.com', 'new1@example.com']);
+    assert.equal((await mcp.call('get_subscriber', { email: 'exists@example.com' })).body.data.first_name, 'Updated');
+    assert.deepEqual((await mcp.call('get_subscriber', { email: 'new1@example.com' })).body.data.custom_fields, { company: 'Acme' });
+  });
+
+  test('plan limit is checked before the job starts: tool error with current_count, import_count, limit', async () => {
+    const { mcp } = await account(['*'], 2);
+    const g = (await mcp.call('create_group', { name: 'G' })).body.data;
+    await add(mcp, { email: 'a@example.com' });
+    const r = await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [{ email: 'b@example.com' }, { email: 'c@example.com' }] });
+    assert.equal(r.isError, true);
+    assert.equal(r.body.error, 'Import would exceed the plan limit');
+    assert.deepEqual(r.body.data, { current_count: 1, import_count: 2, limit: 2 });
+  });
+
+  test("not found: unknown or another account's group, unknown or another account's import", async () => {
+    const other = await account();
+    const theirG = (await other.mcp.call('create_group', { name: 'Theirs' })).body.data;
+    const theirJob = (await other.mcp.call('import_subscribers_to_group', { group_id: theirG.id, subscribers: [{ email: 'x@example.com' }] })).body.data;
+    const { mcp } = await account();
+    assert.deepEqual((await mcp.call('import_subscribers_to_group', { group_id: MISSING, subscribers: [{ email: 'x@example.com' }] })).body, { error: 'Group not found' });
+    assert.deepEqual((await mcp.call('import_subscribers_to_group', { group_id: theirG.id, subscribers: [{ email: 'x@example.com' }] })).body, { error: 'Group not found' });
+    assert.deepEqual((await mcp.call('get_single_import', { import_id: MISSING })).body, { error: 'Import not found' });
+    assert.deepEqual((await mcp.call('get_single_import', { import_id: theirJob.job_id })).body, { error: 'Import not found' });
+  });
+
+  test('validation: no subscribers, a row without email, a non-UUID import_id → -32602', async () => {
+    const { mcp } = await account();
+    const g = (await mcp.call('create_group', { name: 'G' })).body.data;
+    assert.equal((await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [] })).error?.message, 'subscribers: At least one subscriber is required');
+    assert.equal((await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [{ first_name: 'x' }] })).error?.message, 'subscribers.0.email: email is required for every subscriber');
+    assert.equal((await mcp.call('get_single_import', { import_id: '1' })).error?.code, -32602);
+  });
+
+  test('scopes: get_single_import needs subscribers:read, import_subscribers_to_group subscribers:write', async () => {
+    const { mcp } = await account(['groups:*']);
+    assert.deepEqual((await mcp.call('get_single_import', { import_id: MISSING })).body, forbidden('subscribers:read'));
+    assert.deepEqual((await mcp.call('import_subscribers_to_group', { group_id: MISSING, subscribers: [{ email: 'a@b.co' }] })).body, forbidden('subscribers:write'));
+  });
+});

@@ -8,6 +8,7 @@ import * as groups from '../../../domain/groups.ts';
 import * as subscribers from '../../../domain/subscribers.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
+import { getSingleImport, importSubscribersToGroup } from './imports.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
 
@@ -216,10 +217,12 @@ export const subscriberTools: Tool[] = [
   getSubscriber,
   getSubscriberCount,
   getSubscriberActivity,
+  getSingleImport,
   addSubscriber,
   updateSubscriber,
   deleteSubscriber,
   forgetSubscriber,
   assignToGroup,
   unassignFromGroup,
+  importSubscribersToGroup,
 ];
