@@ -28,7 +28,7 @@ test('forget_subscriber scrubs the address from queued webhook payloads and logg
   await subscribers.update(db, accountId, ada.id, { last_name: 'Lovelace' });
   await subscribers.create(db, accountId, { email: 'bob@example.com' });
   const feed = new EventFeed('webhooks');
-  while ((await feed.consume(db, fanOut)) > 0);
+  while ((await feed.consume(db, async (trx, b) => void (await fanOut(trx, b)))) > 0);
   const deliveries = await db.selectFrom('webhook_deliveries').select(['id', 'payload']).where('webhook_id', '=', hook.id).execute();
   assert.equal(deliveries.length, 3);
   const adaDelivery = deliveries.find((d) => (d.payload.data.subscriber as any).id === ada.id)!;
