@@ -139,6 +139,7 @@ export function ImportView({ id }: { id: string }) {
           {data.errors.length > 0 && (
             <>
               <h2>Rows that failed{data.failed_count > data.errors.length ? ` (first ${data.errors.length})` : ''}</h2>
+              <div className="table-wrap">
               <table className="data">
                 <thead>
                   <tr>
@@ -157,6 +158,7 @@ export function ImportView({ id }: { id: string }) {
                   ))}
                 </tbody>
               </table>
+              </div>
             </>
           )}
         </>
