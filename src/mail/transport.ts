@@ -26,6 +26,8 @@ export type SendResult =
 export interface MailTransport {
   readonly kind: 'smtp' | 'outbox';
   send(msg: OutgoingMessage): Promise<SendResult>;
+  /** many messages in one go where the transport can (the outbox: one INSERT per batch, not per message) */
+  sendMany?(msgs: OutgoingMessage[]): Promise<SendResult[]>;
   close(): Promise<void>;
 }
 
@@ -86,24 +88,28 @@ function smtpTransport(config: Config): MailTransport {
 }
 
 function outboxTransport(config: Config, db: Db): MailTransport {
+  const row = (msg: OutgoingMessage, messageId: string) => ({
+    account_id: msg.accountId,
+    message_id: messageId,
+    from_addr: msg.from,
+    to_addr: msg.to,
+    subject: msg.subject,
+    html: msg.html ?? null,
+    text: msg.text ?? null,
+    headers: JSON.stringify({ ...(msg.replyTo && { 'Reply-To': msg.replyTo }), ...msg.headers }),
+  });
   return {
     kind: 'outbox',
     async send(msg) {
       const messageId = msg.messageId ?? newMessageId(config);
-      await db
-        .insertInto('outbox')
-        .values({
-          account_id: msg.accountId,
-          message_id: messageId,
-          from_addr: msg.from,
-          to_addr: msg.to,
-          subject: msg.subject,
-          html: msg.html ?? null,
-          text: msg.text ?? null,
-          headers: JSON.stringify({ ...(msg.replyTo && { 'Reply-To': msg.replyTo }), ...msg.headers }),
-        })
-        .execute();
+      await db.insertInto('outbox').values(row(msg, messageId)).execute();
       return { ok: true, messageId };
+    },
+    async sendMany(msgs) {
+      if (msgs.length === 0) return [];
+      const ids = msgs.map((m) => m.messageId ?? newMessageId(config));
+      await db.insertInto('outbox').values(msgs.map((m, i) => row(m, ids[i]!))).execute();
+      return ids.map((messageId) => ({ ok: true as const, messageId }));
     },
     async close() {},
   };

@@ -1,4 +1,29 @@
-// Public tracking routes. Not built yet.
+// Public tracking routes (DESIGN §6): GET /t/o/{token} answers a 1×1 GIF and counts an open;
+// GET /t/c/{token} counts a click and redirects (302) to the campaign's STORED link — the token only
+// names the link's index, so this can never be used as an open redirect. Forged tokens record nothing.
 import type { FastifyInstance } from 'fastify';
+import * as engagement from '../../domain/engagement.ts';
+import { PIXEL_GIF, readClickToken, readOpenToken } from '../../mail/tracking.ts';
 
-export async function trackingRoutes(_app: FastifyInstance) {}
+export async function trackingRoutes(app: FastifyInstance) {
+  app.get('/t/o/:token', async (req, reply) => {
+    const t = readOpenToken(app.config.secret, (req.params as { token: string }).token);
+    if (t) await engagement.recordOpen(app.db, t);
+    // a forged or stale token still gets the pixel: a broken image in someone's inbox helps nobody
+    return reply
+      .header('content-type', 'image/gif')
+      .header('cache-control', 'no-store, no-cache, must-revalidate, private')
+      .send(PIXEL_GIF);
+  });
+
+  app.get('/t/c/:token', async (req, reply) => {
+    const t = readClickToken(app.config.secret, (req.params as { token: string }).token);
+    const url = t && (await engagement.recordClick(app.db, t));
+    if (!url) return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', 'This link is not valid.'));
+    return reply.header('cache-control', 'no-store').redirect(url, 302);
+  });
+}
+
+function page(title: string, text: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><p>${text}</p></body></html>`;
+}

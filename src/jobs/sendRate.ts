@@ -1,0 +1,42 @@
+// The global send rate (SEND_RATE_PER_SECOND, 0 = unlimited) shared by every instance through one
+// token-bucket row in the database. Tokens are fetched in chunks of ~200 ms worth, so the database sees a
+// few statements per second, not one per message; a chunk that overdraws the bucket waits the debt off.
+import { sql } from 'kysely';
+import type { Db } from '../db/client.ts';
+
+export class RateGate {
+  private local = 0;
+  private refill?: Promise<void>;
+  private readonly chunk: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly perSecond: number,
+  ) {
+    this.chunk = Math.max(1, Math.ceil(perSecond / 5));
+  }
+
+  /** Resolves when one more message may leave. */
+  async take(): Promise<void> {
+    if (this.perSecond <= 0) return;
+    while (this.local <= 0) {
+      this.refill ??= this.fetch().finally(() => (this.refill = undefined));
+      await this.refill;
+    }
+    this.local--;
+  }
+
+  private async fetch(): Promise<void> {
+    const rate = this.perSecond;
+    const n = this.chunk;
+    // capacity = one chunk: an idle period never saves up a burst above the configured rate
+    const r = await sql<{ tokens: number }>`
+      update send_rate set
+        tokens = least(${n}::float8, tokens + extract(epoch from (clock_timestamp() - updated_at)) * ${rate}::float8) - ${n}::float8,
+        updated_at = clock_timestamp()
+      where id = 1 returning tokens`.execute(this.db);
+    const balance = Number(r.rows[0]?.tokens ?? 0);
+    if (balance < 0) await new Promise((resolve) => setTimeout(resolve, (-balance / rate) * 1000));
+    this.local += n;
+  }
+}
