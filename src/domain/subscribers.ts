@@ -281,3 +281,14 @@ export async function countByStatus(db: Db, accountId: string): Promise<Record<S
   const c = await repo.countByStatus(db, accountId);
   return { total: c.active + c.unsubscribed + c.bounced + c.complained, ...c };
 }
+
+/**
+ * update() for a caller that already holds a transaction (an automation's update_field step commits the
+ * change with the run's advance): same rules and events; group_ids are not taken here.
+ */
+export async function updateWithin(trx: Db, accountId: string, id: string, input: Omit<SubscriberUpdate, 'group_ids'>): Promise<Subscriber> {
+  const u = parseInput(SubscriberUpdate.omit({ group_ids: true }), input);
+  const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!before) throw new NotFound('Subscriber not found');
+  return applyChanges(trx, accountId, before, u);
+}
