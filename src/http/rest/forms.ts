@@ -1,4 +1,42 @@
-// REST routes for forms (our addition to the spec's REST surface). Not built yet.
+// /api/v1/external/forms: our addition to the spec's REST surface; forms are created here until the
+// dashboard exists (DESIGN §4). Scopes forms:read / forms:write, like the form tools.
 import type { FastifyInstance } from 'fastify';
+import * as forms from '../../domain/forms.ts';
+import { ok, parse, pathId } from './envelope.ts';
 
-export async function formRoutes(_app: FastifyInstance) {}
+const NOT_FOUND = 'Form not found';
+
+function pagination(page: number, perPage: number, total: number) {
+  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
+}
+
+export async function formRoutes(app: FastifyInstance) {
+  app.post('/forms', { config: { scope: 'forms:write' } }, async (req, reply) => {
+    const form = await forms.create(app.db, req.key.accountId, parse(forms.NewForm, req.body));
+    return reply.code(201).send(ok(await forms.getWithEmbed(app.db, req.key.accountId, form.id, app.config.publicUrl)));
+  });
+
+  app.get('/forms', { config: { scope: 'forms:read' } }, async (req) => {
+    const r = await forms.list(app.db, req.key.accountId, req.query as forms.PageQuery);
+    return ok({ forms: r.forms, pagination: pagination(r.page, r.per_page, r.total) });
+  });
+
+  app.get('/forms/:id', { config: { scope: 'forms:read' } }, async (req) => {
+    return ok(await forms.getWithEmbed(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), app.config.publicUrl));
+  });
+
+  app.put('/forms/:id', { config: { scope: 'forms:write' } }, async (req) => {
+    const id = pathId(req.params, NOT_FOUND);
+    return ok(await forms.update(app.db, req.key.accountId, id, parse(forms.FormUpdate, req.body)));
+  });
+
+  app.delete('/forms/:id', { config: { scope: 'forms:write' } }, async (req) => {
+    await forms.remove(app.db, req.key.accountId, pathId(req.params, NOT_FOUND));
+    return { success: true, message: 'Form deleted successfully' };
+  });
+
+  app.get('/forms/:id/subscribers', { config: { scope: 'forms:read' } }, async (req) => {
+    const r = await forms.signups(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as forms.PageQuery);
+    return ok({ subscribers: r.subscribers, pagination: pagination(r.page, r.per_page, r.total) });
+  });
+}
