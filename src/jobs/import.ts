@@ -1,4 +1,35 @@
-// Background work: import. Not built yet.
+// The import worker: a pg-boss job per import runs its batches until the job ends.
+// Resumable by construction (the cursor commits with each batch); at start, imports still marked
+// processing — their process died — are queued again, and a second runner of one import only takes turns.
+import * as imports from '../domain/imports.ts';
+import { fromConfig } from '../domain/verify/index.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 
-export async function register(_ctx: WorkerContext): Promise<StopFn | void> {}
+const RETRY_LIMIT = 5;
+const ABANDONED_AFTER_MS = 3_600_000;
+
+export async function register(ctx: WorkerContext): Promise<StopFn> {
+  const deps: imports.WorkerDeps = { verifier: fromConfig(ctx.config), secret: ctx.config.secret };
+  let stopping = false;
+
+  await ctx.queue.work<imports.ImportJobData>(imports.QUEUE, async ({ importId }, job) => {
+    try {
+      while (await imports.runBatch(ctx.db, deps, importId)) {
+        // stopping mid-import: fail this attempt so pg-boss hands it to another process (or to us after restart)
+        if (stopping) throw new Error('Worker stopping; the import resumes from its last batch');
+      }
+    } catch (err) {
+      if (stopping) throw err;
+      ctx.log.error({ err, importId }, 'import batch failed');
+      if (job.retryCount >= RETRY_LIMIT) await imports.fail(ctx.db, importId, (err as Error).message);
+      throw err;
+    }
+  });
+
+  await imports.removeAbandoned(ctx.db, new Date(Date.now() - ABANDONED_AFTER_MS));
+  for (const r of await imports.resumable(ctx.db)) await ctx.queue.send(imports.QUEUE, { importId: r.id });
+
+  return async () => {
+    stopping = true;
+  };
+}

@@ -130,7 +130,7 @@ export async function upsertBatch(db: Db, accountId: string, importId: string, b
         and row_no <> all(${b.skip}::int[])
     ), up as (
       insert into subscribers as s (account_id, email, first_name, last_name, phone, custom_fields, source)
-      select ${accountId}, email, first_name, last_name, phone, custom_fields, 'import' from batch
+      select ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import' from batch
       on conflict (account_id, lower(email)) do update set
         first_name = coalesce(excluded.first_name, s.first_name),
         last_name = coalesce(excluded.last_name, s.last_name),
@@ -140,17 +140,17 @@ export async function upsertBatch(db: Db, accountId: string, importId: string, b
       returning s.id, s.email, s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at, s.updated_at, (s.xmax = 0) as inserted
     ), grp as (
       insert into subscriber_groups (group_id, subscriber_id, account_id)
-      select g.id, up.id, ${accountId} from up cross join unnest(${b.groupIds}::uuid[]) as g(id)
+      select g.id, up.id, ${accountId}::uuid from up cross join unnest(${b.groupIds}::uuid[]) as g(id)
       on conflict do nothing
       returning group_id, subscriber_id
     ), ev as (
       insert into events (account_id, type, subscriber_id, data)
-      select ${accountId}, case when inserted then 'subscriber.created' else 'subscriber.updated' end, id,
+      select ${accountId}::uuid, case when inserted then 'subscriber.created' else 'subscriber.updated' end, id,
         case when inserted then jsonb_build_object('subscriber', ${subscriberJson}, 'source', 'import')
              else jsonb_build_object('subscriber', ${subscriberJson}) end
       from up
       union all
-      select ${accountId}, 'subscriber.added_to_group', grp.subscriber_id,
+      select ${accountId}::uuid, 'subscriber.added_to_group', grp.subscriber_id,
         jsonb_build_object('subscriber', jsonb_build_object('id', up.id, 'email', up.email), 'group', jsonb_build_object('id', g.id, 'name', g.name))
       from grp join up on up.id = grp.subscriber_id join groups g on g.id = grp.group_id
     )
