@@ -58,20 +58,23 @@ export function findTool(name: string): Tool | undefined {
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema; // the MCP default dialect is 2020-12, what zod emits; some clients reject the key
-  const clean = stripSafeIntegerBounds(json) as Record<string, unknown>;
+  const clean = tidy(json) as Record<string, unknown>;
   if (clean.type !== 'object') throw new Error('MCP tool inputs must be objects');
   clean.properties ??= {};
   return clean;
 }
 
-// z.number().int() adds ±Number.MAX_SAFE_INTEGER bounds: noise for an agent reading the schema
-function stripSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(stripSafeIntegerBounds);
+// Two portability fixes (found with the MCP Inspector's --strict schema check):
+// z.number().int() adds ±Number.MAX_SAFE_INTEGER bounds, noise for an agent reading the schema; and a
+// free-form record (custom_fields) comes out as additionalProperties: {}, which we spell as true.
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
-    out[k] = stripSafeIntegerBounds(v);
+    const empty = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+    out[k] = k === 'additionalProperties' && empty ? true : tidy(v);
   }
   return out;
 }

@@ -9,9 +9,9 @@ const Row = z.object({
   // only the type is checked here: a malformed address fails its row in the job (failed_count, errors[]),
   // not the whole call, exactly as a bad line of a CSV does
   email: z.string({ error: 'email is required for every subscriber' }).describe('Email address (required).'),
-  first_name: z.string().nullish().describe('First name.'),
-  last_name: z.string().nullish().describe('Last name.'),
-  phone: z.string().nullish().describe('Phone number, preferably a plus sign followed by digits.'),
+  first_name: z.string().optional().describe('First name.'),
+  last_name: z.string().optional().describe('Last name.'),
+  phone: z.string().optional().describe('Phone number, preferably a plus sign followed by digits.'),
   custom_fields: z.record(z.string(), z.unknown()).optional().describe('Custom field values by field key; unknown keys fail the row.'),
 });
 
