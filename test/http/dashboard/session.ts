@@ -1,6 +1,7 @@
 // A browser-like client for /app/api in tests: keeps the cookies the server sets and sends the CSRF
 // header on state-changing requests, as the dashboard's own fetch wrapper does (web/src/api.ts).
 import * as accounts from '../../../src/domain/accounts.ts';
+import * as sessions from '../../../src/domain/sessions.ts';
 import * as users from '../../../src/domain/users.ts';
 import type { TestServer } from '../../support/server.ts';
 
@@ -49,15 +50,19 @@ export function dashboardClient(base: string) {
 }
 
 let n = 0;
-/** A new account with a member of `role` who signs in with a password, and that member's signed-in client. */
-export async function signedIn(s: TestServer, role: users.Role = 'owner', accountId?: string) {
+/**
+ * A new account (or `accountId`) with a member of `role` and that member's signed-in client. The session
+ * is started through the domain, not the password form: scrypt costs ~0.25 s a hash here, and sign-in
+ * itself is tested in setup.test.ts. `withPassword` also gives the member a password.
+ */
+export async function signedIn(s: TestServer, role: users.Role = 'owner', accountId?: string, opts: { withPassword?: boolean } = {}) {
   const password = 'correct horse battery';
   const email = `${role}${++n}-${Date.now()}@example.com`;
   const id = accountId ?? (await accounts.create(s.db, { name: `Dashboard ${n}` }, 1000)).id;
-  const member = await users.addMember(s.db, id, { email, role: role === 'owner' ? 'admin' : role, password });
+  const member = await users.addMember(s.db, id, { email, role: role === 'owner' ? 'admin' : role, ...(opts.withPassword && { password }) });
   if (role === 'owner') await s.db.updateTable('memberships').set({ role: 'owner' }).where('account_id', '=', id).where('user_id', '=', member.id).execute();
   const c = dashboardClient(s.url);
-  const r = await c.post('/session', { email, password });
-  if (r.status !== 200) throw new Error(`sign-in failed: ${r.status} ${JSON.stringify(r.body)}`);
+  const { token } = await sessions.start(s.db, member.id, id, 3_600_000);
+  c.jar.set('mailgrove_session', token);
   return { client: c, accountId: id, userId: member.id, email, password };
 }
