@@ -46,3 +46,40 @@ export async function ledgerCounts(db: Db, campaignId: string): Promise<Record<s
   const rows = await db.selectFrom('campaign_recipients').select(['state', (eb) => eb.fn.countAll<number>().as('n')]).where('campaign_id', '=', campaignId).groupBy('state').execute();
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }
+
+/**
+ * Creates subscribers with these addresses in a new group, sends them an instant campaign and waits until
+ * it is sent. Returns the campaign id and each address's Message-ID from the ledger.
+ */
+export async function sendCampaignTo(db: Db, api: Api, accountId: string, emails: string[], extra: Record<string, unknown> = {}) {
+  const group = await db.insertInto('groups').values({ account_id: accountId, name: `To ${Math.random().toString(36).slice(2)}` }).returning('id').executeTakeFirstOrThrow();
+  const subs = await db
+    .insertInto('subscribers')
+    .values(emails.map((email, i) => ({ account_id: accountId, email, first_name: `First${i}`, custom_fields: '{}' })))
+    .returning(['id', 'email'])
+    .execute();
+  await db.insertInto('subscriber_groups').values(subs.map((s) => ({ group_id: group.id, subscriber_id: s.id, account_id: accountId }))).execute();
+  const created = await api.post('/campaigns', {
+    name: 'Test campaign',
+    subject: 'Hello {{ subscriber.first_name }}',
+    content_html: '<p>Hi {{ subscriber.first_name }}</p><p><a href="https://example.org/page">Read</a></p>',
+    group_ids: [group.id],
+    ...extra,
+  });
+  if (created.status !== 201) throw new Error(`create campaign: ${JSON.stringify(created.body)}`);
+  const id = created.body.data.id as string;
+  const scheduled = await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });
+  if (scheduled.status !== 200) throw new Error(`schedule campaign: ${JSON.stringify(scheduled.body)}`);
+  await waitForCampaign(api, id, (c) => c.status === 'sent');
+  const rows = await db.selectFrom('campaign_recipients').select(['email', 'message_id', 'subscriber_id']).where('campaign_id', '=', id).execute();
+  return {
+    campaignId: id,
+    groupId: group.id,
+    subscriberIds: new Map(subs.map((s) => [s.email, s.id])),
+    messageIds: new Map(rows.map((r) => [r.email, r.message_id!])),
+  };
+}
+
+export async function eventsOfType(db: Db, accountId: string, type: string) {
+  return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('type', '=', type).orderBy('seq').execute();
+}
