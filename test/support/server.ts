@@ -30,7 +30,8 @@ export interface TestServer {
   newKey(accountId: string, scopes?: string[], extra?: { expires_at?: Date }): Promise<{ id: string; key: string }>;
 }
 
-type Ctx = Pick<TestContext, 'after'>;
+// structural, so both a TestContext and node:test's global { after } fit (their hook types differ in @types/node)
+type Ctx = { after(fn: () => unknown): void };
 
 export async function startServer(t: Ctx, env: Partial<Record<keyof Env, unknown>> = {}): Promise<TestServer> {
   const testDb = await openTestDb();
