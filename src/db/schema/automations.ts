@@ -1,3 +1,61 @@
-// Kysely types of the automations tables. Add each table of your migrations here.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface AutomationsTables {}
+// Kysely types of the automations tables (migration 20261121_0950_automations.sql).
+// event_cursors, shared with the webhook fan-out, is typed in schema/webhooks.ts.
+import type { Generated, Selectable } from 'kysely';
+import type { JsonColumn, NullableTimestamp, Timestamp } from './core.ts';
+
+export type RunStatus = 'active' | 'completed' | 'canceled' | 'failed';
+
+/** One line of a run's history: what a step did, or why the run stopped. */
+export interface RunHistoryDetail {
+  /** the step's path, when the line is about a step */
+  step?: string;
+  type: string;
+  result: string;
+  [detail: string]: unknown;
+}
+export type RunHistoryEntry = RunHistoryDetail & { at: string };
+
+export interface AutomationsTable {
+  id: Generated<string>;
+  account_id: string;
+  name: string;
+  enabled: Generated<boolean>;
+  enabled_at: Timestamp;
+  trigger: JsonColumn<Record<string, unknown>>;
+  steps: JsonColumn<unknown[]>;
+  scanned_on: string | null;
+  runs_started: Generated<number>;
+  runs_completed: Generated<number>;
+  runs_canceled: Generated<number>;
+  runs_failed: Generated<number>;
+  emails_sent: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AutomationRunsTable {
+  id: Generated<string>;
+  account_id: string;
+  automation_id: string;
+  subscriber_id: string;
+  trigger_event_id: string;
+  status: Generated<RunStatus>;
+  current_step: string | null;
+  step_state: string | null;
+  step_attempts: Generated<number>;
+  next_run_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  history: JsonColumn<RunHistoryEntry[]>;
+  emails_sent: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface AutomationsTables {
+  automations: AutomationsTable;
+  automation_runs: AutomationRunsTable;
+}
+
+export type AutomationRow = Selectable<AutomationsTable>;
+export type RunRow = Selectable<AutomationRunsTable>;
