@@ -70,5 +70,5 @@ function encodeAttr(v: string): string {
   return v.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 }
 
-/** The 43-byte transparent 1×1 GIF the open pixel answers with. */
+/** The transparent 1×1 GIF the open pixel answers with. */
 export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
