@@ -117,6 +117,30 @@ describe('dashboard in Chromium', { skip: haveChromium ? false : 'chromium not i
     await page.screenshot({ path: join(shots, '7-subscriber.png'), fullPage: true });
   });
 
+  test('segments and forms are created in the dashboard', async () => {
+    await page.getByRole('link', { name: 'Segments' }).click();
+    await page.getByLabel('Segment name').fill('Active people');
+    const rule = page.getByRole('group', { name: 'Rule 1' });
+    await rule.getByLabel('Field').selectOption('status');
+    await rule.getByLabel('Operator').selectOption('eq');
+    await rule.getByLabel('Value').selectOption('active');
+    await page.getByRole('button', { name: 'Save segment' }).click();
+    const row = page.getByRole('table', { name: 'Segments' }).getByRole('row').filter({ hasText: 'Active people' });
+    await row.waitFor();
+    assert.match((await row.textContent())!, /Active people2/, 'two active subscribers from the import');
+    await page.screenshot({ path: join(shots, '10-segments.png'), fullPage: true });
+
+    await page.getByRole('link', { name: 'Forms' }).click();
+    await page.getByLabel('Form name').fill('Website signup');
+    await page.getByRole('button', { name: 'Create form' }).click();
+    await page.getByRole('heading', { name: 'Website signup' }).waitFor();
+    const hosted = await page.locator('a.mono').textContent();
+    assert.match(hosted!, /\/f\/[0-9a-f-]{36}$/);
+    const form = await fetch(hosted!.replace(s.config.publicUrl, s.url));
+    assert.equal(form.status, 200, 'the hosted form page answers');
+    await page.screenshot({ path: join(shots, '11-form.png'), fullPage: true });
+  });
+
   test('outbox: a captured message opens in the sandboxed frame; settings save', async () => {
     const account = await s.db.selectFrom('accounts').select('id').where('name', '=', owner.account).executeTakeFirstOrThrow();
     await s.db

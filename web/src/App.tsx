@@ -12,11 +12,15 @@ import { Subscribers } from './pages/Subscribers.tsx';
 import { SubscriberView } from './pages/SubscriberView.tsx';
 import { Outbox, OutboxMessage } from './pages/Outbox.tsx';
 import { Settings } from './pages/Settings.tsx';
+import { Segments } from './pages/Segments.tsx';
+import { Forms, FormView } from './pages/Forms.tsx';
 
 const NAV = [
   ['/', 'Overview'],
   ['/app/subscribers', 'Subscribers'],
   ['/app/imports', 'Imports'],
+  ['/app/segments', 'Segments'],
+  ['/app/forms', 'Forms'],
   ['/app/keys', 'API keys'],
   ['/app/outbox', 'Outbox'],
   ['/app/settings', 'Settings'],
@@ -113,6 +117,9 @@ function Page({ path, me, onAccountChange }: { path: string; me: Me; onAccountCh
   if ((p = match('/app/imports/:id', path))) return <ImportView id={p.id!} />;
   if (match('/app/subscribers', path)) return <Subscribers canEdit={canEdit} />;
   if ((p = match('/app/subscribers/:id', path))) return <SubscriberView id={p.id!} canEdit={canEdit} />;
+  if (match('/app/segments', path)) return <Segments canEdit={canEdit} />;
+  if (match('/app/forms', path)) return <Forms canEdit={canEdit} />;
+  if ((p = match('/app/forms/:id', path))) return <FormView id={p.id!} />;
   if (match('/app/outbox', path)) return <Outbox />;
   if ((p = match('/app/outbox/:id', path))) return <OutboxMessage id={p.id!} />;
   if (match('/app/settings', path)) return <Settings me={me} canManage={canManage} onSaved={onAccountChange} />;

@@ -103,3 +103,9 @@ export interface Meta {
   per_page: number;
   total: number;
 }
+export interface Audience {
+  fields: { field: string; label: string; kind: string; key?: string }[];
+  operators: Record<string, string[]>;
+  statuses: string[];
+  groups: { id: string; name: string }[];
+}

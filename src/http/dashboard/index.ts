@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createOidc } from '../../auth/oidc.ts';
 import { restError } from '../rest/errors.ts';
 import { installGuard } from './guard.ts';
+import { audienceRoutes } from './api/audience.ts';
 import { importRoutes } from './api/imports.ts';
 import { keyRoutes } from './api/keys.ts';
 import { outboxRoutes } from './api/outbox.ts';
@@ -15,7 +16,7 @@ import { subscriberRoutes } from './api/subscribers.ts';
 import { oidcRoutes } from './oidcRoutes.ts';
 import { spa } from './spa.ts';
 
-const API_ROUTES = [sessionRoutes, keyRoutes, subscriberRoutes, importRoutes, outboxRoutes, settingsRoutes];
+const API_ROUTES = [sessionRoutes, keyRoutes, subscriberRoutes, importRoutes, audienceRoutes, outboxRoutes, settingsRoutes];
 
 export async function dashboard(app: FastifyInstance) {
   // signs the short-lived OIDC state cookie; session cookies are random tokens checked against the database

@@ -26,6 +26,14 @@ const PROTECTED: [string, string][] = [
   ['GET', '/imports'],
   ['POST', '/imports'],
   ['GET', `/imports/${ID}`],
+  ['GET', '/audience'],
+  ['GET', '/segments'],
+  ['POST', '/segments'],
+  ['DELETE', `/segments/${ID}`],
+  ['GET', '/forms'],
+  ['POST', '/forms'],
+  ['GET', `/forms/${ID}`],
+  ['DELETE', `/forms/${ID}`],
   ['GET', '/outbox'],
   ['GET', `/outbox/${ID}`],
   ['GET', `/outbox/${ID}/html`],
@@ -304,6 +312,44 @@ describe('imports', () => {
     const form = new FormData();
     form.append('file', new Blob(['email\nx@example.com\n']), 'x.csv');
     assert.equal((await viewer.client.post('/imports', form)).status, 403);
+  });
+});
+
+describe('segments and forms (created in the dashboard, DESIGN §4)', () => {
+  test('the builder vocabulary comes from the domain: fields incl. custom ones, operators per kind, groups', async () => {
+    const { client, accountId } = await signedIn(s);
+    await s.db.insertInto('fields').values({ account_id: accountId, key: 'plan', name: 'Plan', type: 'text' }).execute();
+    const a = (await client.get('/audience')).body.data;
+    assert.ok(a.fields.some((f: { field: string; kind: string }) => f.field === 'custom_fields.plan' && f.kind === 'text'));
+    assert.deepEqual(a.operators.status, ['eq', 'neq', 'in', 'not_in']);
+    assert.deepEqual(a.statuses, ['active', 'unsubscribed', 'bounced', 'complained']);
+  });
+
+  test('create a segment → live count; bad rule → 400 naming the rule; viewer 403; other account 404', async () => {
+    const owner = await signedIn(s);
+    await owner.client.post('/subscribers', { email: 'one@example.com' });
+    await owner.client.post('/subscribers', { email: 'two@other.test' });
+    const r = await owner.client.post('/segments', { name: 'Example people', filter: { match: 'all', rules: [{ field: 'email', operator: 'ends_with', value: '@example.com' }] } });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.subscriber_count, 1);
+    const bad = await owner.client.post('/segments', { name: 'Bad', filter: { match: 'all', rules: [{ field: 'email', operator: 'gt', value: 3 }] } });
+    assert.equal(bad.status, 400);
+    assert.ok(Object.keys(bad.body.data).some((k) => k.startsWith('filter.rules.0')));
+    const viewer = await signedIn(s, 'viewer', owner.accountId);
+    assert.equal((await viewer.client.post('/segments', { name: 'V', filter: { match: 'all', rules: [{ field: 'status', operator: 'eq', value: 'active' }] } })).status, 403);
+    const other = await signedIn(s);
+    assert.equal((await other.client.delete(`/segments/${r.body.data.id}`)).status, 404);
+    assert.equal((await owner.client.get('/segments')).body.data.segments.length, 1);
+  });
+
+  test('create a form → its hosted URL and embed snippet; another account → 404', async () => {
+    const owner = await signedIn(s);
+    const r = await owner.client.post('/forms', { name: 'Newsletter', type: 'hosted', fields: [{ key: 'email', required: true }, { key: 'first_name' }] });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.data.url, `${s.config.publicUrl}/f/${r.body.data.id}`);
+    assert.match(r.body.data.embed, /<form/);
+    assert.equal((await (await signedIn(s)).client.get(`/forms/${r.body.data.id}`)).status, 404);
+    assert.equal((await owner.client.post('/forms', { name: '' })).status, 400);
   });
 });
 

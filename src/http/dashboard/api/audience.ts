@@ -1,0 +1,54 @@
+// /app/api/segments, /app/api/forms and /app/api/audience: create and list segments (DESIGN §4: "created in
+// the dashboard") and signup forms, and the vocabulary the segment builder offers (fields by kind, the
+// operators each kind takes, groups). The rule table itself stays in the domain (segmentRules.ts).
+import type { FastifyInstance } from 'fastify';
+import * as fields from '../../../domain/fields.ts';
+import * as forms from '../../../domain/forms.ts';
+import * as groups from '../../../domain/groups.ts';
+import { OPERATORS_BY_KIND } from '../../../domain/segmentRules.ts';
+import * as segments from '../../../domain/segments.ts';
+import { STATUSES } from '../../../domain/subscribers.ts';
+import { ok, pathId } from '../../rest/envelope.ts';
+
+const BUILT_IN = [
+  { field: 'email', label: 'Email', kind: 'email' },
+  { field: 'first_name', label: 'First name', kind: 'text' },
+  { field: 'last_name', label: 'Last name', kind: 'text' },
+  { field: 'phone', label: 'Phone', kind: 'text' },
+  { field: 'status', label: 'Status', kind: 'status' },
+  { field: 'created_at', label: 'Subscribed', kind: 'created_at' },
+  { field: 'group', label: 'Group', kind: 'group' },
+];
+
+export async function audienceRoutes(app: FastifyInstance) {
+  app.get('/audience', async (req) => {
+    const accountId = req.member.accountId;
+    const [custom, groupPage] = [await fields.list(app.db, accountId), await groups.list(app.db, accountId, { per_page: 100 })];
+    return ok({
+      fields: [...BUILT_IN, ...custom.map((f) => ({ field: `custom_fields.${f.key}`, label: f.name, kind: f.type, key: f.key }))],
+      operators: OPERATORS_BY_KIND,
+      statuses: STATUSES,
+      groups: groupPage.groups.map((g) => ({ id: g.id, name: g.name })),
+    });
+  });
+
+  app.get('/segments', async (req) => ok(await segments.list(app.db, req.member.accountId, req.query as segments.PageQuery)));
+  app.post('/segments', { config: { permission: 'edit' } }, async (req, reply) => {
+    return reply.code(201).send(ok(await segments.create(app.db, req.member.accountId, (req.body ?? {}) as segments.NewSegment)));
+  });
+  app.delete('/segments/:id', { config: { permission: 'edit' } }, async (req) => {
+    await segments.remove(app.db, req.member.accountId, pathId(req.params, 'Segment not found'));
+    return ok({ deleted: true });
+  });
+
+  app.get('/forms', async (req) => ok(await forms.list(app.db, req.member.accountId, req.query as forms.PageQuery)));
+  app.get('/forms/:id', async (req) => ok(await forms.getWithEmbed(app.db, req.member.accountId, pathId(req.params, 'Form not found'), app.config.publicUrl)));
+  app.post('/forms', { config: { permission: 'edit' } }, async (req, reply) => {
+    const form = await forms.create(app.db, req.member.accountId, (req.body ?? {}) as forms.NewForm);
+    return reply.code(201).send(ok(await forms.getWithEmbed(app.db, req.member.accountId, form.id, app.config.publicUrl)));
+  });
+  app.delete('/forms/:id', { config: { permission: 'edit' } }, async (req) => {
+    await forms.remove(app.db, req.member.accountId, pathId(req.params, 'Form not found'));
+    return ok({ deleted: true });
+  });
+}
