@@ -47,6 +47,8 @@ export default async function run(): Promise<void> {
     const ratio = m.requests.average / r.requests.average;
     console.log(`ratio MCP/REST: ${ratio.toFixed(2)} (target ≥ 0.5) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);
   } finally {
+    // autocannon returns when its time is up, not when the server has answered the requests in flight
+    await new Promise((r) => setTimeout(r, 1000));
     await running.stop();
     await handle.close();
   }
