@@ -78,10 +78,13 @@ function countsOf(r: Awaited<ReturnType<typeof repo.finish>>) {
 
 /** Rows of the batch that must not be imported: forgotten addresses (suppressions) and, when the account verifies, undeliverable ones. */
 async function rowsToSkip(db: Db, deps: WorkerDeps, accountId: string, importId: string, from: number, to: number, verify: boolean): Promise<ImportError[]> {
+  // most accounts have no suppressions and no verification: then there is nothing to hash or look up
+  const anySuppressed = await repo.hasSuppressions(db, accountId);
+  if (!anySuppressed && !verify) return [];
   const rows = await repo.candidates(db, importId, from, to);
   if (rows.length === 0) return [];
   const emails = rows.map((r) => r.email);
-  const suppressed = await suppressions.suppressedAmong(db, deps.secret, accountId, emails);
+  const suppressed = anySuppressed ? await suppressions.suppressedAmong(db, deps.secret, accountId, emails) : new Set<string>();
   const undeliverable = verify ? await deps.verifier.check(emails.filter((e) => !suppressed.has(e.trim().toLowerCase()))) : new Map<string, string>();
   const out: ImportError[] = [];
   for (const r of rows) {

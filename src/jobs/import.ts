@@ -17,6 +17,8 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
       while (await imports.runBatch(ctx.db, deps, importId)) {
         // stopping mid-import: fail this attempt so pg-boss hands it to another process (or to us after restart)
         if (stopping) throw new Error('Worker stopping; the import resumes from its last batch');
+        // PGlite answers through microtasks only: without a macrotask turn, requests would starve until the import ends
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (err) {
       if (stopping) throw err;

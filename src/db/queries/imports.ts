@@ -206,3 +206,9 @@ export function running(db: Db) {
 export async function removeAbandoned(db: Db, olderThan: Date): Promise<void> {
   await db.deleteFrom('imports').where('status', '=', 'staging').where('updated_at', '<', olderThan).execute();
 }
+
+/** Whether the account has any suppressed address (most have none, and then no batch needs hashing). */
+export async function hasSuppressions(db: Db, accountId: string): Promise<boolean> {
+  const r = await db.selectFrom('suppressions').select('account_id').where('account_id', '=', accountId).limit(1).executeTakeFirst();
+  return r !== undefined;
+}

@@ -4,7 +4,8 @@ import { after, describe, test } from 'node:test';
 import { restClient, startServer } from '../../support/server.ts';
 
 // one server for the file; each test isolates itself in a new account
-const s = await startServer({ after }, { WORKER_POLL_MS: 200, IMPORT_MAX_BYTES: 2 * 1024 * 1024, REST_RATE_LIMIT: 100_000 });
+// (the global after's hook type is wider than TestContext's; the server only calls it with no arguments)
+const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, { WORKER_POLL_MS: 200, IMPORT_MAX_BYTES: 2 * 1024 * 1024, REST_RATE_LIMIT: 100_000 });
 
 async function upload(key: string, content: string | Uint8Array, opts: { groupIds?: string; filename?: string; type?: string } = {}) {
   const form = new FormData();
