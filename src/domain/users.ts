@@ -7,7 +7,7 @@ import { z } from 'zod';
 import * as password from '../auth/password.ts';
 import type { Db } from '../db/client.ts';
 import type { MembershipsTable } from '../db/schema.ts';
-import { Conflict, NotFound, StateConflict } from './errors.ts';
+import { Conflict, NotFound, StateConflict, Validation } from './errors.ts';
 import { Email } from './subscribers.ts';
 import { parseInput } from './validation.ts';
 
@@ -202,4 +202,24 @@ export async function removeMember(db: Db, accountId: string, userId: string): P
     const removed = await trx.deleteFrom('memberships').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst();
     if (Number(removed.numDeletedRows) === 0) throw new NotFound('Member not found');
   });
+}
+
+export const PasswordChange = z.object({
+  current_password: z.string().max(200).optional(),
+  new_password: Password,
+});
+export type PasswordChange = z.input<typeof PasswordChange>;
+
+/**
+ * Sets a user's password. With a password already set, the current one must match (a stolen session
+ * alone cannot lock the owner out); a user without one (added by an operator or for OIDC) sets a first one.
+ */
+export async function changePassword(db: Db, userId: string, input: PasswordChange): Promise<void> {
+  const p = parseInput(PasswordChange, input);
+  const row = await db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+  if (!row) throw new NotFound('User not found');
+  if (row.password_hash !== null && !(await password.verify(p.current_password ?? '', row.password_hash))) {
+    throw Validation.field('current_password', 'The current password is not correct');
+  }
+  await db.updateTable('users').set({ password_hash: await password.hash(p.new_password) }).where('id', '=', userId).execute();
 }

@@ -58,6 +58,7 @@ export interface Me {
   user: { id: string; email: string; name: string | null; idp_user_id: string };
   account: { id: string; name: string };
   role: Role;
+  sign_in: 'password' | 'oidc';
   permissions: Permission[];
   accounts: { account_id: string; account_name: string; role: Role }[];
 }

@@ -15,6 +15,7 @@ const ID = randomUUID();
 const PROTECTED: [string, string][] = [
   ['GET', '/me'],
   ['PUT', `/session/account`],
+  ['PUT', '/session/password'],
   ['GET', '/overview'],
   ['GET', '/keys'],
   ['POST', '/keys'],

@@ -86,6 +86,19 @@ describe('dashboard: create the owner account, then sign in', () => {
     assert.equal(replay.status, 401);
   });
 
+  test('change password › the current one must match; then the new one signs in and the old one does not', async () => {
+    const c = dashboardClient(s.url);
+    await c.post('/session', { email: owner.email, password: owner.password });
+    const wrong = await c.put('/session/password', { current_password: 'not it at all', new_password: 'a brand new password' });
+    assert.equal(wrong.status, 400);
+    assert.deepEqual(wrong.body.data, { current_password: ['The current password is not correct'] });
+    assert.equal((await c.put('/session/password', { current_password: owner.password, new_password: 'short' })).status, 400);
+    assert.equal((await c.put('/session/password', { current_password: owner.password, new_password: 'a brand new password' })).status, 200);
+    assert.equal((await dashboardClient(s.url).post('/session', { email: owner.email, password: owner.password })).status, 401);
+    assert.equal((await dashboardClient(s.url).post('/session', { email: owner.email, password: 'a brand new password' })).status, 200);
+    owner.password = 'a brand new password';
+  });
+
   test('sign in › CSRF: a sign-in POST without the x-mailgrove-csrf header is refused (403)', async () => {
     const r = await dashboardClient(s.url).post('/session', { email: owner.email, password: owner.password }, { csrf: false });
     assert.equal(r.status, 403);

@@ -34,6 +34,7 @@ export function Settings({ me, canManage, onSaved }: { me: Me; canManage: boolea
       <Alert error={error} />
       {!data ? !error && <Loading /> : <AccountForm initial={data} disabled={!canManage} onSaved={onSaved} />}
       <Team canManage={canManage} myId={me.user.id} />
+      {me.sign_in === 'password' && <PasswordForm />}
     </section>
   );
 }
@@ -172,5 +173,37 @@ function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
         </form>
       )}
     </div>
+  );
+}
+
+function PasswordForm() {
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState(false);
+  const fields = error instanceof ApiError ? error.fields : {};
+  const submit = async (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const formEl = e.currentTarget;
+    const f = new FormData(formEl);
+    setError(undefined);
+    setDone(false);
+    try {
+      await api.put('/session/password', { current_password: f.get('current_password') || undefined, new_password: f.get('new_password') });
+      formEl.reset();
+      setDone(true);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form className="card" onSubmit={submit} noValidate aria-labelledby="password-title">
+      <h2 id="password-title">Your password</h2>
+      <Alert error={error} />
+      {done && <Alert kind="success">Password changed.</Alert>}
+      <div className="row">
+        <Field label="Current password" error={fields.current_password}>{(id, d) => <input id={id} name="current_password" type="password" autoComplete="current-password" aria-describedby={d} />}</Field>
+        <Field label="New password" error={fields.new_password} hint="At least 8 characters.">{(id, d) => <input id={id} name="new_password" type="password" autoComplete="new-password" aria-describedby={d} />}</Field>
+      </div>
+      <button type="submit">Change password</button>
+    </form>
   );
 }

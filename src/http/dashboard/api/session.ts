@@ -59,9 +59,16 @@ export async function sessionRoutes(app: FastifyInstance) {
       user: { id: m.userId, email: m.email, name: m.name, idp_user_id: m.idpUserId },
       account: { id: m.accountId, name: m.accountName },
       role: m.role,
+      sign_in: oidcEnabled ? 'oidc' : 'password',
       permissions: (['read', 'edit', 'manage'] as const).filter((p) => users.can(m.role, p)),
       accounts: await users.membershipsOf(app.db, m.userId),
     });
+  });
+
+  app.put('/session/password', async (req, reply) => {
+    if (oidcEnabled) return reply.code(409).send({ success: false, error: 'Passwords are managed by your identity provider' });
+    await users.changePassword(app.db, req.member.userId, parse(users.PasswordChange, req.body));
+    return ok({ changed: true }, 'Password changed');
   });
 
   app.put('/session/account', async (req) => {
