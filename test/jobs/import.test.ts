@@ -1,0 +1,138 @@
+// The import worker (DESIGN §4 Import, STYLE §6): resumable batches, verification behind the Verifier
+// interface (the http verifier against a real local service), suppressions, and the MCP rows path.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { Readable } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import * as accounts from '../../src/domain/accounts.ts';
+import * as imports from '../../src/domain/imports.ts';
+import * as suppressions from '../../src/domain/suppressions.ts';
+import { mxVerifier } from '../../src/domain/verify/mx.ts';
+import { noneVerifier, type Verifier } from '../../src/domain/verify/index.ts';
+import { restClient, startServer } from '../support/server.ts';
+
+// a verification service of our own: addresses at bad.example are undeliverable
+const seen: string[][] = [];
+const verifierService = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    const { emails } = JSON.parse(body) as { emails: string[] };
+    seen.push(emails);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ results: emails.map((email) => ({ email, deliverable: !email.endsWith('@bad.example'), reason: 'mailbox does not exist' })) }));
+  });
+});
+await new Promise<void>((r) => verifierService.listen(0, '127.0.0.1', r));
+after(() => verifierService.close());
+const verifierUrl = `http://127.0.0.1:${(verifierService.address() as { port: number }).port}/verify`;
+
+// (the global after's hook type is wider than TestContext's; the server only calls it with no arguments)
+const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, { WORKER_POLL_MS: 200, VERIFIER: 'http', VERIFIER_URL: verifierUrl, REST_RATE_LIMIT: 100_000 });
+const noQueue = { send: async () => undefined };
+
+async function finished(accountId: string, jobId: string) {
+  for (let i = 0; i < 600; i++) {
+    const job = await imports.get(s.db, accountId, jobId);
+    if (job.status !== 'processing') return job;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('import did not finish');
+}
+
+function csv(n: number, at = (i: number) => `user${i}@example.com`) {
+  return Readable.from([Buffer.from(['email,first_name', ...Array.from({ length: n }, (_, i) => `${at(i)},User ${i}`)].join('\n'))]);
+}
+
+describe('Import worker', () => {
+  test('Import › a batch that fails part-way is redone on the next run: counts add up, no duplicates', async () => {
+    const { accountId } = await s.newAccount();
+    const upload = await imports.stageFile(s.db, accountId, csv(3500), 'x.csv');
+    const job = await imports.start(s.db, noQueue, upload, []);
+    await accounts.update(s.db, accountId, { verify_emails: true });
+    let calls = 0;
+    const flaky: Verifier = { kind: 'http', check: async () => { if (++calls === 3) throw new Error('verifier down'); return new Map(); } };
+    const deps = { verifier: flaky, secret: s.config.secret };
+    await assert.rejects(async () => { while (await imports.runBatch(s.db, deps, job.job_id)); }, /verifier down/);
+    const cut = await imports.get(s.db, accountId, job.job_id);
+    assert.deepEqual([cut.status, cut.processed_rows, cut.created_count], ['processing', 2000, 2000]);
+    while (await imports.runBatch(s.db, deps, job.job_id));
+    const done = await imports.get(s.db, accountId, job.job_id);
+    assert.deepEqual([done.status, done.processed_rows, done.created_count, done.updated_count, done.failed_count], ['completed', 3500, 3500, 0, 0]);
+    const created = await s.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('type', '=', 'subscriber.created').executeTakeFirstOrThrow();
+    assert.equal(Number(created.n), 3500);
+    assert.equal(await s.db.selectFrom('import_rows').select('row_no').where('import_id', '=', job.job_id).executeTakeFirst(), undefined, 'staged rows are dropped at the end');
+  });
+
+  test('Email verification › http verifier: undeliverable addresses fail with the reason when the account verifies', async () => {
+    const { accountId, key } = await s.newAccount();
+    await accounts.update(s.db, accountId, { verify_emails: true });
+    const upload = await imports.stageFile(s.db, accountId, csv(4, (i) => (i % 2 ? `u${i}@bad.example` : `u${i}@good.example`)), 'v.csv');
+    const job = await finished(accountId, (await imports.start(s.db, s.running.queue, upload, [])).job_id);
+    assert.deepEqual([job.created_count, job.failed_count], [2, 2]);
+    assert.deepEqual(job.errors, [
+      { row: 3, email: 'u1@bad.example', reason: 'Undeliverable: mailbox does not exist' },
+      { row: 5, email: 'u3@bad.example', reason: 'Undeliverable: mailbox does not exist' },
+    ]);
+    assert.ok(seen.some((batch) => batch.includes('u0@good.example')));
+    assert.equal((await restClient(s.url, key).get('/subscribers/stats')).body.data.total, 2);
+  });
+
+  test('Email verification › off unless the account has verify_emails', async () => {
+    const { accountId } = await s.newAccount();
+    const before = seen.length;
+    const upload = await imports.stageFile(s.db, accountId, csv(2, (i) => `x${i}@bad.example`), 'v.csv');
+    const job = await finished(accountId, (await imports.start(s.db, s.running.queue, upload, [])).job_id);
+    assert.deepEqual([job.created_count, job.failed_count], [2, 0]);
+    assert.equal(seen.length, before);
+  });
+
+  test('Email verification › mx verifier: a domain without MX fails, a lookup that times out passes, lookups are cached', async () => {
+    const asked: string[] = [];
+    const resolveMx = async (domain: string) => {
+      asked.push(domain);
+      if (domain === 'nomx.example') throw Object.assign(new Error('no data'), { code: 'ENODATA' });
+      if (domain === 'slow.example') return new Promise<never>(() => {});
+      if (domain === 'nullmx.example') return [{ exchange: '', priority: 0 }];
+      return [{ exchange: 'mx.ok.example', priority: 10 }];
+    };
+    const v = mxVerifier({ resolveMx, timeoutMs: 50 });
+    const out = await v.check(['a@ok.example', 'b@NOMX.example', 'c@slow.example', 'd@nullmx.example', 'e@ok.example']);
+    assert.deepEqual([...out.keys()].sort(), ['b@nomx.example', 'd@nullmx.example']);
+    assert.match(out.get('b@nomx.example')!, /no MX record/);
+    await v.check(['f@ok.example', 'g@nomx.example']);
+    assert.equal(asked.filter((d) => d === 'ok.example').length, 1);
+    assert.equal(asked.filter((d) => d === 'nomx.example').length, 1);
+  });
+
+  test('forget_subscriber › a suppressed (forgotten) address is skipped by imports, and its address is not kept in the errors', async () => {
+    const { accountId } = await s.newAccount();
+    await suppressions.suppress(s.db, s.config.secret, accountId, 'Gone@Example.com', 'forgotten');
+    const upload = await imports.stageFile(s.db, accountId, csv(3, (i) => (i === 1 ? 'gone@example.com' : `kept${i}@example.com`)), 'f.csv');
+    const job = await imports.start(s.db, noQueue, upload, []);
+    while (await imports.runBatch(s.db, { verifier: noneVerifier, secret: s.config.secret }, job.job_id));
+    const done = await imports.get(s.db, accountId, job.job_id);
+    assert.deepEqual([done.created_count, done.failed_count], [2, 1]);
+    assert.equal(done.errors[0]!.row, 3);
+    assert.equal(done.errors[0]!.email, null);
+    assert.match(done.errors[0]!.reason, /forgotten/);
+  });
+
+  test('import_subscribers_to_group › startFromRows creates the same job from inline rows (numbered from 1), groups and plan limit apply', async () => {
+    const { accountId, key } = await s.newAccount({ limit: 2 });
+    const api = restClient(s.url, key);
+    const group = (await api.post('/groups', { name: 'VIP' })).body.data;
+    const rows = [{ email: 'a@example.com', first_name: 'A' }, { email: 'bad' }, { email: 'B@example.com', custom_fields: { nope: 1 } }, { email: 'b@example.com' }];
+    const job = await finished(accountId, (await imports.startFromRows(s.db, s.running.queue, accountId, { rows, groupIds: [group.id], source: 'mcp' })).job_id);
+    assert.deepEqual([job.status, job.created_count, job.failed_count], ['completed', 2, 2]);
+    assert.deepEqual(job.errors.map((e) => [e.row, e.reason]), [[2, 'A valid email address is required'], [3, 'custom_fields.nope: Unknown custom field: nope']]);
+    assert.equal((await api.get(`/subscribers?group_id=${group.id}`)).body.data.pagination.total_count, 2);
+    await assert.rejects(imports.startFromRows(s.db, s.running.queue, accountId, { rows: [{ email: 'c@example.com' }], groupIds: [], source: 'mcp' }), (err: any) => {
+      assert.equal(err.message, 'Import would exceed the plan limit');
+      assert.deepEqual(err.data, { current_count: 2, import_count: 1, limit: 2 });
+      return true;
+    });
+    await assert.rejects(imports.startFromRows(s.db, s.running.queue, accountId, { rows: [{ email: 'c@example.com' }], groupIds: ['00000000-0000-4000-8000-000000000000'], source: 'mcp' }), /Group not found/);
+    await assert.rejects(imports.get(s.db, (await s.newAccount()).accountId, job.job_id), /Import not found/);
+  });
+});
