@@ -136,3 +136,21 @@ describe('Import worker', () => {
     await assert.rejects(imports.get(s.db, (await s.newAccount()).accountId, job.job_id), /Import not found/);
   });
 });
+
+describe('forget_subscriber › imports eraser', () => {
+  test('forget_subscriber › the address leaves staged rows of running imports and kept error lists', async () => {
+    const { accountId } = await s.newAccount();
+    const { erase } = await import('../../src/domain/erasers/imports.ts');
+    await s.db.insertInto('fields').values({ account_id: accountId, key: 'score', name: 'score', type: 'number' }).execute();
+    const bad = await imports.stageFile(s.db, accountId, Readable.from([Buffer.from('email,score\nada@example.com,x\n')]), 'e.csv');
+    const done = await finished(accountId, (await imports.start(s.db, s.running.queue, bad, [])).job_id);
+    assert.deepEqual(done.errors, [{ row: 2, email: 'ada@example.com', reason: 'custom_fields.score: Must be a number' }]);
+    const running = await imports.stageFile(s.db, accountId, csv(2, (i) => (i ? 'ADA@example.com' : 'other@example.com')), 'r.csv');
+    const job = await imports.start(s.db, noQueue, running, []);
+    await s.db.transaction().execute((trx) => erase(trx, accountId, { subscriberId: '00000000-0000-4000-8000-000000000000', email: 'Ada@Example.com' }));
+    const staged = await s.db.selectFrom('import_rows').select(['row_no', 'email', 'error']).where('import_id', '=', job.job_id).orderBy('row_no').execute();
+    assert.deepEqual(staged, [{ row_no: 2, email: 'other@example.com', error: null }, { row_no: 3, email: null, error: 'Address was forgotten (suppressed)' }]);
+    const kept = await imports.get(s.db, accountId, done.job_id);
+    assert.deepEqual(kept.errors, [{ row: 2, email: null, reason: 'custom_fields.score: Must be a number' }]);
+  });
+});
