@@ -38,7 +38,7 @@ export async function waitForCampaign(api: Api, id: string, pred: (c: any) => bo
     last = res.body?.data;
     if (last && pred(last)) return last;
     if (Date.now() > until) throw new Error(`campaign did not reach the expected state in ${timeoutMs} ms: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

@@ -1,0 +1,109 @@
+// Mailgrove as a real child process (`node --import tsx src/cli.ts serve`), for tests that kill it
+// (kill -9) and start it again on the same database: a PGlite data dir, or a fresh PostgreSQL database
+// when TEST_DATABASE_URL is set.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+export interface ChildServer {
+  url: string;
+  adminToken: string;
+  start(): Promise<void>;
+  kill9(): Promise<void>;
+  stop(): Promise<void>;
+  /** removes the data dir / drops the database */
+  destroy(): Promise<void>;
+  output(): string;
+}
+
+export async function childServer(env: Record<string, string>): Promise<ChildServer> {
+  const port = await freePort();
+  const adminToken = 'child-admin-token';
+  let dataDir: string | undefined;
+  let dbName: string | undefined;
+  let databaseUrl: string | undefined;
+  if (TEST_DATABASE_URL) {
+    dbName = `mg_child_${Math.random().toString(36).slice(2, 10)}`;
+    await adminQuery(`create database ${dbName}`);
+    const u = new URL(TEST_DATABASE_URL);
+    u.pathname = `/${dbName}`;
+    databaseUrl = u.toString();
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'mailgrove-child-'));
+  }
+  let child: ChildProcess | undefined;
+  let log = '';
+  const fullEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    MAILGROVE_ADMIN_TOKEN: adminToken,
+    MAILGROVE_SECRET: 'child-secret',
+    LOG_LEVEL: 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { MAILGROVE_DATA_DIR: dataDir!, DATABASE_URL: '' }),
+    ...env,
+  };
+  const exited = () => new Promise<void>((resolve) => (child && child.exitCode === null && child.signalCode === null ? child.once('exit', () => resolve()) : resolve()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    adminToken,
+    async start() {
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.on('data', (d) => (log += d));
+      child.stderr!.on('data', (d) => (log += d));
+      const until = Date.now() + 60_000;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`child server exited (${child.exitCode}):\n${log}`);
+        const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+        if (ok) return;
+        if (Date.now() > until) throw new Error(`child server did not become healthy:\n${log}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async kill9() {
+      child?.kill('SIGKILL');
+      await exited();
+    },
+    async stop() {
+      child?.kill('SIGTERM');
+      await exited();
+    },
+    async destroy() {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited();
+      }
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (dbName) await adminQuery(`drop database if exists ${dbName} with (force)`);
+    },
+    output: () => log,
+  };
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const c = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
