@@ -1,5 +1,10 @@
 // The spec's "Bulk import subscribers" rows and DESIGN §4 "Import", through the real server and worker.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, describe, test } from 'node:test';
 import { restClient, startServer } from '../../support/server.ts';
 
@@ -213,5 +218,19 @@ describe('Bulk import subscribers', () => {
     const started = one.status === 200 ? one : two;
     await finished(key, started.body.data.job_id);
     assert.equal((await restClient(s.url, key).get('/subscribers/stats')).body.data.total, 100);
+  });
+
+  test('CLI › mailgrove import FILE --key --group uploads, follows the job and prints the result', async () => {
+    const { key } = await s.newAccount();
+    const group = (await restClient(s.url, key).post('/groups', { name: 'From CLI' })).body.data;
+    const file = join(mkdtempSync(join(tmpdir(), 'mg-cli-')), 'people.csv');
+    writeFileSync(file, 'email,first_name\ncli1@example.com,One\nnot-an-email,Two\ncli3@example.com,Three\n');
+    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', file, '--key', key, '--group', group.id, '--url', s.url, '--poll-ms', '100']);
+    assert.match(run.stdout, /Import completed: 2 created, 0 updated, 1 failed/);
+    assert.match(run.stderr, /row 3 \(not-an-email\): A valid email address is required/);
+    assert.equal((await restClient(s.url, key).get(`/subscribers?group_id=${group.id}`)).body.data.pagination.total_count, 2);
+    const refused = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', file, '--key', 'mailgrove_' + '0'.repeat(32), '--url', s.url]).catch((err) => err);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /Import refused \(401\)/);
   });
 });
