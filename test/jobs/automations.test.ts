@@ -1,0 +1,300 @@
+// Issue 6 "Automations" / DESIGN §4 "Automation": runs started from the events log, steps executed
+// durably, emails delivered to a real SMTP sink. AUTOMATION_TIME_SCALE=86400 turns a day into a second,
+// so the welcome series' 2-day delay takes 2 s.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
+import * as accounts from '../../src/domain/accounts.ts';
+import * as apiKeys from '../../src/domain/apiKeys.ts';
+import * as runs from '../../src/domain/automationRuns.ts';
+import { recordEvent } from '../../src/domain/events.ts';
+import { start } from '../../src/main.ts';
+import { createTransport } from '../../src/mail/transport.ts';
+import { openTestDb } from '../support/db.ts';
+import { client, restClient, startServer, TEST_ENV } from '../support/server.ts';
+import { startSink } from '../support/smtpSink.ts';
+
+const sink = await startSink();
+const ENV = { SMTP_URL: sink.url, AUTOMATION_TIME_SCALE: 86_400 };
+const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, ENV);
+// after the server's own stop (hooks run in order): its pooled SMTP connections are closed by then
+after(() => sink.close());
+// PORT=0 gives PUBLIC_URL port 0; links in emails must point at the port the server really got
+s.config.publicUrl = s.url;
+
+let n = 0;
+const unique = (name: string) => `${name}-${++n}-${Date.now()}@example.com`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mailTo = (email: string) => sink.messages.filter((m) => m.to.includes(email.toLowerCase()));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false | null> | T | undefined | false | null, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+async function account() {
+  const { accountId, key } = await s.newAccount();
+  return { accountId, api: restClient(s.url, key) };
+}
+type Api = Awaited<ReturnType<typeof account>>['api'];
+
+async function createAutomation(api: Api, body: Record<string, unknown>) {
+  const r = await api.post('/automations', { name: 'Automation', ...body });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  return r.body.data as { id: string };
+}
+
+const welcomeSteps = [
+  { type: 'send_email', subject: 'Welcome, {{ subscriber.first_name | default: "friend" }}', content_html: '<p>Hello {{ subscriber.first_name }}!</p>', from_name: 'Grove', from_email: 'hello@grove.example' },
+  { type: 'delay', amount: 2, unit: 'days' },
+  { type: 'send_email', subject: 'Two days in', content_html: '<p>How is it going?</p>' },
+];
+
+async function runsOf(api: Api, automationId: string, status?: string) {
+  const r = await api.get(`/automations/${automationId}/activity${status ? `?status=${status}` : ''}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data.runs as any[];
+}
+
+describe('Automation › welcome series (join group → email → 2-day delay → email)', () => {
+  test('runs end to end into the SMTP sink, with activity, stats and automation.completed', async () => {
+    const { accountId, api } = await account();
+    const group = (await api.post('/groups', { name: 'Newsletter' })).body.data;
+    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const email = unique('welcome');
+    const started = Date.now();
+    const sub = (await api.post('/subscribers', { email, first_name: 'Ada', group_ids: [group.id] })).body.data;
+
+    await until('the welcome email', () => mailTo(email).length === 1);
+    const first = mailTo(email)[0]!.parsed!;
+    assert.equal(first.subject, 'Welcome, Ada');
+    assert.match(first.html as string, /Hello Ada!/);
+    assert.deepEqual(first.from?.value.map((a) => [a.name, a.address]), [['Grove', 'hello@grove.example']]);
+    const listUnsubscribe = first.headerLines.find((l) => l.key === 'list-unsubscribe')?.line.replace(/\r?\n\s+/g, ' ');
+    assert.match(listUnsubscribe ?? '', /^List-Unsubscribe: <http:\/\/[^>]+\/u\/[\w-]+>$/i, 'unsubscribe header like campaigns');
+    assert.match(mailTo(email)[0]!.raw.toString(), /^List-Unsubscribe-Post: List-Unsubscribe=One-Click/m);
+    assert.match(first.html as string, /href="http:\/\/[^"]+\/u\/[\w-]+"/, 'and a link, appended to the template');
+    assert.equal(first.headers.get('x-mailgrove-automation'), auto.id);
+
+    const waiting = (await runsOf(api, auto.id))[0];
+    assert.equal(waiting.status, 'active');
+    assert.deepEqual(waiting.current_step, { path: '2', type: 'send_email' });
+    assert.ok(Date.parse(waiting.next_run_at) - started >= 1500, 'the 2-day delay is time-scaled to ~2 s, not skipped');
+    assert.deepEqual(waiting.history.map((h: any) => [h.type, h.result]), [['trigger', 'started'], ['send_email', 'sent'], ['delay', 'waiting']]);
+
+    await until('the second email', () => mailTo(email).length === 2);
+    assert.ok(Date.now() - started >= 1900, 'second email only after the delay');
+    assert.equal(mailTo(email)[1]!.parsed!.subject, 'Two days in');
+    const done = await until('completed', async () => (await runsOf(api, auto.id, 'completed'))[0]);
+    assert.equal(done.subscriber.id, sub.id);
+    assert.equal(done.current_step, null);
+    assert.equal(done.emails_sent, 2);
+    assert.deepEqual(done.history.map((h: any) => h.result), ['started', 'sent', 'waiting', 'sent', 'completed']);
+
+    const got = (await api.get(`/automations/${auto.id}`)).body.data;
+    assert.deepEqual(got.stats, { started: 1, active: 0, completed: 1, canceled: 0, failed: 0, emails_sent: 2 });
+    const events = await s.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).where('type', 'in', ['automation.completed', 'email.sent']).orderBy('seq').execute();
+    assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.sent', 'automation.completed']);
+    assert.equal(events[0]!.data.automation_id, auto.id);
+    assert.deepEqual((events[2]!.data as any).automation, { id: auto.id, name: 'Automation' });
+    await sleep(600);
+    assert.equal(mailTo(email).length, 2, 'nothing is sent twice');
+  });
+
+  test('an unsubscribed subscriber\'s run stops (canceled) before the next email — via the email\'s own unsubscribe link', async () => {
+    const { api } = await account();
+    const group = (await api.post('/groups', { name: 'News' })).body.data;
+    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const email = unique('leaver');
+    await api.post('/subscribers', { email, group_ids: [group.id] });
+    await until('the welcome email', () => mailTo(email).length === 1);
+    const link = /href="(http[^"]+\/u\/[^"]+)"/.exec(mailTo(email)[0]!.parsed!.html as string)![1]!;
+    const res = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    assert.equal(res.status, 200);
+    const canceled = await until('the run canceled', async () => (await runsOf(api, auto.id, 'canceled'))[0]);
+    assert.deepEqual(canceled.history.at(-1), { ...canceled.history.at(-1), type: 'send_email', result: 'canceled', reason: 'subscriber unsubscribed' });
+    await sleep(500);
+    assert.equal(mailTo(email).length, 1, 'the second email is never sent');
+    assert.equal((await api.get(`/automations/${auto.id}`)).body.data.stats.canceled, 1);
+  });
+
+  test('disabling cancels waiting runs; deleting stops them too', async () => {
+    const { api } = await account();
+    const group = (await api.post('/groups', { name: 'Both' })).body.data;
+    const disabled = await createAutomation(api, { name: 'to disable', trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const deleted = await createAutomation(api, { name: 'to delete', trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const email = unique('stopped');
+    await api.post('/subscribers', { email, group_ids: [group.id] });
+    await until('both welcome emails', () => mailTo(email).length === 2);
+    const off = await api.post(`/automations/${disabled.id}/disable`);
+    assert.equal(off.body.data.enabled, false);
+    const run = (await runsOf(api, disabled.id))[0];
+    assert.equal(run.status, 'canceled');
+    assert.equal(run.history.at(-1).reason, 'automation disabled');
+    assert.equal((await api.delete(`/automations/${deleted.id}`)).status, 200);
+    assert.equal((await api.get(`/automations/${deleted.id}/activity`)).status, 404);
+    await sleep(3000);
+    assert.equal(mailTo(email).length, 2, 'no second email from either');
+    // enabling again does not replay the join that happened before
+    await api.post(`/automations/${disabled.id}/enable`);
+    await sleep(1200);
+    assert.equal((await runsOf(api, disabled.id)).length, 1);
+  });
+});
+
+describe('Automation › steps', () => {
+  test('a condition branches both ways (segment rule tree on the subscriber); add/remove group and update_field apply', async () => {
+    const { api } = await account();
+    await api.post('/fields', { key: 'plan', name: 'Plan', type: 'text' });
+    const pro = (await api.post('/groups', { name: 'Pro' })).body.data;
+    const free = (await api.post('/groups', { name: 'Free' })).body.data;
+    const trial = (await api.post('/groups', { name: 'Trial' })).body.data;
+    const auto = await createAutomation(api, {
+      trigger: { type: 'subscriber_created', source: 'api' },
+      steps: [
+        {
+          type: 'condition',
+          filter: { match: 'all', rules: [{ field: 'custom_fields.plan', operator: 'eq', value: 'pro' }] },
+          then: [{ type: 'add_to_group', group_id: pro.id }, { type: 'remove_from_group', group_id: trial.id }],
+          else: [{ type: 'add_to_group', group_id: free.id }],
+        },
+        { type: 'update_field', field: 'last_name', value: 'Onboarded' },
+      ],
+    });
+    const a = (await api.post('/subscribers', { email: unique('pro'), custom_fields: { plan: 'pro' }, group_ids: [trial.id] })).body.data;
+    const b = (await api.post('/subscribers', { email: unique('free'), custom_fields: { plan: 'basic' } })).body.data;
+    await until('both runs completed', async () => (await runsOf(api, auto.id, 'completed')).length === 2);
+    const groupsOf = async (id: string) => ((await api.get(`/subscribers/${id}`)).body.data.groups as any[]).map((g) => g.name).sort();
+    assert.deepEqual(await groupsOf(a.id), ['Pro']);
+    assert.deepEqual(await groupsOf(b.id), ['Free']);
+    assert.equal((await api.get(`/subscribers/${a.id}`)).body.data.last_name, 'Onboarded');
+    const byId = new Map((await runsOf(api, auto.id)).map((r: any) => [r.subscriber.id, r.history.map((h: any) => `${h.step ?? '-'}:${h.result}`)]));
+    assert.deepEqual(byId.get(a.id), ['-:started', '0:then', '0.then.0:added', '0.then.1:removed', '1:updated', '-:completed']);
+    assert.deepEqual(byId.get(b.id), ['-:started', '0:else', '0.else.0:added', '1:updated', '-:completed']);
+  });
+
+  test('a run found mid-send after a crash is marked interrupted and never re-sent (at-most-once)', async () => {
+    const { accountId, api } = await account();
+    const auto = await createAutomation(api, {
+      enabled: true,
+      trigger: { type: 'form_submitted', form_id: (await api.post('/forms', { name: 'F' })).body.data.id },
+      steps: [
+        { type: 'send_email', subject: 'First', content_html: '<p>1</p>' },
+        { type: 'send_email', subject: 'Second', content_html: '<p>2</p>' },
+      ],
+    });
+    const email = unique('crash');
+    const sub = (await api.post('/subscribers', { email })).body.data;
+    // as a crashed worker leaves it: the first email marked 'sending', lease long gone
+    const run = await s.db
+      .insertInto('automation_runs')
+      .values({ account_id: accountId, automation_id: auto.id, subscriber_id: sub.id, trigger_event_id: crypto.randomUUID(), current_step: '0', step_state: 'sending', step_attempts: 1, next_run_at: new Date(), locked_until: new Date(Date.now() + 60_000), history: '[]' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const transport = createTransport(s.config, s.db);
+    await runs.advance({ db: s.db, config: s.config, transport }, run.id);
+    await transport.close();
+    await until('the second email', () => mailTo(email).length === 1);
+    assert.equal(mailTo(email)[0]!.parsed!.subject, 'Second', 'the interrupted first email is not sent again');
+    const [r] = await runsOf(api, auto.id);
+    assert.deepEqual(r.history.map((h: any) => `${h.step ?? '-'}:${h.result}`), ['0:interrupted', '1:sent', '-:completed']);
+  });
+});
+
+describe('Automation › triggers', () => {
+  test('form_submitted starts a run from a real form submission; subscriber_created honours its source filter', async () => {
+    const { api } = await account();
+    const form = (await api.post('/forms', { name: 'Signup' })).body.data;
+    const viaForm = await createAutomation(api, { trigger: { type: 'form_submitted', form_id: form.id }, steps: [{ type: 'send_email', subject: 'Thanks for signing up', content_html: '<p>Hi</p>' }] });
+    const viaMcpOnly = await createAutomation(api, { trigger: { type: 'subscriber_created', source: 'mcp' }, steps: [{ type: 'update_field', field: 'first_name', value: 'X' }] });
+    const email = unique('form');
+    const res = await client(s.url).post(`/f/${form.id}`, { email }, { accept: 'application/json' });
+    assert.ok(res.status < 300, JSON.stringify(res.body));
+    await until('the form automation email', () => mailTo(email).length === 1);
+    assert.equal(mailTo(email)[0]!.parsed!.subject, 'Thanks for signing up');
+    await api.post('/subscribers', { email: unique('api') });
+    await sleep(1200);
+    assert.equal((await runsOf(api, viaMcpOnly.id)).length, 0, 'source form/api does not match source mcp');
+    assert.equal((await runsOf(api, viaForm.id)).length, 1);
+  });
+
+  test('campaign_opened / link_clicked: one run per subscriber and campaign, however often they open', async () => {
+    const { accountId, api } = await account();
+    const opened = await createAutomation(api, { trigger: { type: 'campaign_opened' }, steps: [{ type: 'update_field', field: 'first_name', value: 'Opener' }] });
+    const clicked = await createAutomation(api, { trigger: { type: 'link_clicked', url: 'https://grove.example/pricing' }, steps: [{ type: 'update_field', field: 'last_name', value: 'Clicker' }] });
+    const sub = (await api.post('/subscribers', { email: unique('opens') })).body.data;
+    const campaignId = crypto.randomUUID();
+    // email.opened / email.clicked are written by the tracking endpoints; recorded here as they write them
+    const data = { campaign_id: campaignId, subscriber: { id: sub.id, email: sub.email }, message_id: 'm1' };
+    await recordEvent(s.db, accountId, 'email.opened', data, sub.id);
+    await recordEvent(s.db, accountId, 'email.opened', data, sub.id);
+    await recordEvent(s.db, accountId, 'email.clicked', { ...data, url: 'https://grove.example/other' }, sub.id);
+    await recordEvent(s.db, accountId, 'email.clicked', { ...data, url: 'https://grove.example/pricing' }, sub.id);
+    await until('both completed', async () => (await runsOf(api, opened.id, 'completed')).length === 1 && (await runsOf(api, clicked.id, 'completed')).length === 1);
+    await sleep(800);
+    assert.equal((await runsOf(api, opened.id)).length, 1, 'the second open starts nothing');
+    assert.equal((await runsOf(api, clicked.id)).length, 1, 'only the matching url');
+    const got = (await api.get(`/subscribers/${sub.id}`)).body.data;
+    assert.deepEqual([got.first_name, got.last_name], ['Opener', 'Clicker']);
+  });
+
+  test('date_anniversary: the daily scan starts a run for subscribers whose date field has today\'s month and day', async () => {
+    const { api } = await account();
+    await api.post('/fields', { key: 'birthday', name: 'Birthday', type: 'date' });
+    const today = new Date();
+    const mmdd = today.toISOString().slice(5, 10);
+    const other = new Date(today.getTime() + 40 * 86_400_000).toISOString().slice(5, 10);
+    const hit = unique('birthday');
+    const miss = unique('other-day');
+    await api.post('/subscribers', { email: hit, custom_fields: { birthday: `1990-${mmdd}` } });
+    await api.post('/subscribers', { email: miss, custom_fields: { birthday: `1990-${other}` } });
+    await api.post('/subscribers', { email: unique('no-birthday') });
+    const auto = await createAutomation(api, { trigger: { type: 'date_anniversary', field: 'birthday' }, steps: [{ type: 'send_email', subject: 'Happy birthday!', content_html: '<p>🎂</p>' }] });
+    await until('the birthday email', () => mailTo(hit).length === 1);
+    await sleep(1200);
+    assert.equal(mailTo(miss).length, 0);
+    assert.equal((await runsOf(api, auto.id)).length, 1, 'scanned once today');
+    const bad = await api.post('/automations', { name: 'x', trigger: { type: 'date_anniversary', field: 'nope' }, steps: [{ type: 'delay', amount: 1, unit: 'days' }] });
+    assert.deepEqual(bad.body.data, { 'trigger.field': ['Unknown custom field: nope'] });
+  });
+});
+
+describe('Automation › durability', () => {
+  test('a restart in the middle of a delay continues correctly: the next email once, after the delay', async () => {
+    const testDb = await openTestDb();
+    const config = loadConfig({ ...TEST_ENV, ...ENV }, {});
+    let running = await start(config, { handle: testDb.handle, queueSchema: testDb.queueSchema });
+    after(async () => {
+      await running.stop();
+      await testDb.destroy();
+    });
+    const db = testDb.handle.db;
+    const acc = await accounts.create(db, { name: 'Restart' }, 100);
+    const api = restClient(running.url, (await apiKeys.create(db, acc.id, { name: 'k', scopes: ['*'] })).key);
+    const group = (await api.post('/groups', { name: 'G' })).body.data;
+    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const email = unique('restart');
+    await api.post('/subscribers', { email, group_ids: [group.id] });
+    await until('the welcome email', () => mailTo(email).length === 1);
+    await running.stop(); // mid-delay: the process is gone while the delay passes
+    const waiting = await db.selectFrom('automation_runs').select(['status', 'current_step', 'next_run_at']).where('automation_id', '=', auto.id).executeTakeFirstOrThrow();
+    assert.deepEqual([waiting.status, waiting.current_step], ['active', '2']);
+    await sleep(2500);
+    assert.equal(mailTo(email).length, 1);
+    running = await start(config, { handle: testDb.handle, queueSchema: testDb.queueSchema });
+    await until('the second email after the restart', () => mailTo(email).length === 2);
+    assert.equal(mailTo(email)[1]!.parsed!.subject, 'Two days in');
+    const done = await until('completed', async () => {
+      const r = await db.selectFrom('automation_runs').select(['status', 'history']).where('automation_id', '=', auto.id).executeTakeFirst();
+      return r?.status === 'completed' && r;
+    });
+    assert.deepEqual(done.history.map((h) => h.result), ['started', 'sent', 'waiting', 'sent', 'completed'], 'no step repeated');
+    await sleep(800);
+    assert.equal(mailTo(email).length, 2, 'each email once');
+  });
+});
