@@ -17,7 +17,7 @@ import type { DB } from '../db/schema.ts';
 import { Validation, type FieldErrors } from './errors.ts';
 import * as fields from './fields.ts';
 import { parseInput } from './validation.ts';
-import { checkRules, resolveKind, type FieldTypes, type Kind, type Operator } from './segmentRules.ts';
+import { checkRules, MAX_DEPTH, MAX_RULES, resolveKind, type FieldTypes, type Kind, type Operator } from './segmentRules.ts';
 
 export type Rule = { field: string; operator: string; value?: unknown };
 export type Filter = { match: 'all' | 'any'; rules: (Rule | Filter)[] };
@@ -31,14 +31,23 @@ const RuleShape = z.object({
   value: z.unknown().optional().describe('string, number, boolean, ISO date, UUID, or an array of them for in/not_in; omit for is_set/is_not_set'),
 });
 
-const FilterShape: z.ZodType<Filter> = z.object({
-  match: z.enum(['all', 'any'], { error: 'match must be "all" or "any"' }),
-  get rules() {
-    return z
-      .array(z.union([RuleShape, FilterShape], { error: 'Each rule needs field and operator (or match and rules for a nested group)' }))
-      .min(1, 'At least one rule is required');
-  },
-}) as z.ZodType<Filter>;
+/**
+ * One schema per nesting level instead of a recursive one: zod recurses on the input, and a hostile
+ * 2,000-level filter (~100 kB of JSON) overflowed the stack (a 500) before any depth check could run.
+ * Below the last allowed level a group is read shallowly (its rules are not descended into), so parsing
+ * stays bounded and checkRules reports "nested at most 5 levels" at the right path.
+ */
+const TooDeepGroup = z.object({ match: z.string(), rules: z.array(z.unknown()) });
+const ITEM_ERROR = 'Each rule needs field and operator (or match and rules for a nested group)';
+
+function levelShape(depth: number): z.ZodType<Filter> {
+  const item = z.union([RuleShape, depth >= MAX_DEPTH ? TooDeepGroup : levelShape(depth + 1)], { error: ITEM_ERROR });
+  return z.object({
+    match: z.enum(['all', 'any'], { error: 'match must be "all" or "any"' }),
+    rules: z.array(item).min(1, 'At least one rule is required').max(MAX_RULES, `A filter can have at most ${MAX_RULES} rules`),
+  }) as unknown as z.ZodType<Filter>;
+}
+const FilterShape = levelShape(1);
 
 export const SegmentFilter: z.ZodType<Filter> = FilterShape.superRefine((filter, ctx) => {
   for (const p of checkRules(filter)) ctx.addIssue({ code: 'custom', message: p.message, path: p.path });

@@ -89,8 +89,13 @@ describe('Segment validation', () => {
     let deep: Filter = all({ field: 'status', operator: 'eq', value: 'active' });
     for (let i = 0; i < 5; i++) deep = all(deep);
     await rejects(segments.create(db, acc, { name: 'x', filter: deep }), 'filter.rules.0.rules.0.rules.0.rules.0.rules.0: Rule groups can be nested at most 5 levels deep');
+    // a hostile depth is refused as validation, not a stack overflow (a recursive schema threw RangeError at ~2,000)
+    for (let i = 0; i < 20_000; i++) deep = all(deep);
+    await assert.rejects(segments.create(db, acc, { name: 'x', filter: deep }), Validation);
     const many = all(...Array.from({ length: 101 }, () => ({ field: 'status', operator: 'eq', value: 'active' })));
-    await rejects(segments.create(db, acc, { name: 'x', filter: many }), 'filter.rules: A filter can have at most 100 rules (it has 101)');
+    await rejects(segments.create(db, acc, { name: 'x', filter: many }), 'filter.rules: A filter can have at most 100 rules');
+    const spread = all(...Array.from({ length: 3 }, () => all(...Array.from({ length: 40 }, () => ({ field: 'status', operator: 'eq', value: 'active' })))));
+    await rejects(segments.create(db, acc, { name: 'x', filter: spread }), 'filter.rules: A filter can have at most 100 rules (it has 120)');
   });
 
   test('name is required and unique per account (case-insensitively)', async () => {

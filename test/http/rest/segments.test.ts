@@ -42,6 +42,15 @@ describe('REST segments', () => {
     assert.deepEqual(dup.body, { success: false, error: 'A segment with this name already exists' });
   });
 
+  test('POST /segments › a hostile 8,000-level filter is a 400 naming the depth limit, not a stack overflow', async () => {
+    const { api } = await account();
+    const n = 8000;
+    const filter = '{"match":"all","rules":['.repeat(n) + '{"field":"status","operator":"eq","value":"active"}' + ']}'.repeat(n);
+    const res = await api.post('/segments', `{"name":"deep","filter":${filter}}`);
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, 'filter.rules.0.rules.0.rules.0.rules.0.rules.0: Rule groups can be nested at most 5 levels deep');
+  });
+
   test('GET /segments › list with counts and pagination; GET /segments/:id', async () => {
     const { api } = await account();
     await api.post('/subscribers', { email: 'a@x.co' });
