@@ -13,7 +13,7 @@ import { NotFound, Validation, type FieldErrors } from './errors.ts';
 import { recordEvent } from './events.ts';
 import * as fields from './fields.ts';
 import { escapeHtml, HONEYPOT } from './formMarkup.ts';
-import type { FormRow } from './forms.ts';
+import { BUILT_IN_FIELDS, type FormRow } from './forms.ts';
 import * as subscribers from './subscribers.ts';
 import { toFieldErrors } from './validation.ts';
 
@@ -35,14 +35,20 @@ export type SubmitResult =
 export async function view(db: Db, formId: string) {
   const form = await repo.viewActive(db, formId);
   if (!form) throw new NotFound('Form not found');
-  return { form, types: await fields.definitions(db, form.account_id) };
+  return withLiveFields(db, form);
 }
 
 /** An active form for its public page, without counting a view (re-rendering after a failed submission). */
 export async function find(db: Db, formId: string) {
   const form = await repo.findActive(db, formId);
   if (!form) throw new NotFound('Form not found');
-  return { form, types: await fields.definitions(db, form.account_id) };
+  return withLiveFields(db, form);
+}
+
+/** A custom field deleted since the form was saved drops out of the form instead of breaking every signup. */
+async function withLiveFields(db: Db, form: FormRow) {
+  const types = await fields.definitions(db, form.account_id);
+  return { form: { ...form, fields: form.fields.filter((f) => f.key in BUILT_IN_FIELDS || types.has(f.key)) }, types };
 }
 
 export async function submit(db: Db, mail: { transport: MailTransport; config: MailConfig }, formId: string, body: unknown): Promise<SubmitResult> {
@@ -50,7 +56,8 @@ export async function submit(db: Db, mail: { transport: MailTransport; config: M
   if (!form) throw new NotFound('Form not found');
   const values = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   if (scalar(values[HONEYPOT]) !== undefined) return { status: 'ignored', form };
-  const input = collect(form, await fields.definitions(db, form.account_id), values);
+  const { types } = await withLiveFields(db, form);
+  const input = collect(form, types, values);
   const groups = [...(await repo.liveGroupIds(db, form.account_id, form.group_ids))];
   if (!form.double_opt_in) {
     const { subscriber } = await subscribers.upsertByEmail(db, form.account_id, { ...input, groups }, 'form');
@@ -116,13 +123,14 @@ function collect(form: FormRow, types: Map<string, fields.FieldType>, body: Reco
   const base: Record<string, string> = {};
   const custom: Record<string, unknown> = {};
   for (const f of form.fields) {
+    if (!(f.key in BUILT_IN_FIELDS) && !types.has(f.key)) continue; // deleted since the form was saved
     let v = scalar(body[f.key]);
     if (types.get(f.key) === 'boolean' && v === 'on') v = true; // a checkbox without a value attribute
     if (v === undefined || (f.required && types.get(f.key) === 'boolean' && fields.coerceValue('boolean', v) !== true)) {
       if (f.required) errors[f.key] = ['This field is required'];
       continue;
     }
-    if (f.key in { email: 1, first_name: 1, last_name: 1, phone: 1 }) base[f.key] = String(v);
+    if (f.key in BUILT_IN_FIELDS) base[f.key] = String(v);
     else custom[f.key] = v;
   }
   const parsed = subscribers.UpsertSubscriber.pick({ email: true, first_name: true, last_name: true, phone: true }).safeParse(base);

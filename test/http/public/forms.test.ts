@@ -141,6 +141,18 @@ describe('POST /f/{id} without double opt-in', () => {
     assert.deepEqual(after.groups.map((x: any) => x.id), [g.id]);
   });
 
+  test('a custom field deleted after the form was saved drops out of the page and of required checks', async () => {
+    const a = await account();
+    const field = (await a.api.post('/fields', { key: 'company', type: 'text' })).body.data;
+    const f = await form(a, { fields: [{ key: 'company', required: true }] });
+    assert.match(await (await fetch(`${s.url}/f/${f.id}`)).text(), /name="company"/);
+    await a.api.delete(`/fields/${field.id}`);
+    assert.doesNotMatch(await (await fetch(`${s.url}/f/${f.id}`)).text(), /name="company"/);
+    const res = await postJson(f.id, { email: 'co@example.com', company: 'Acme' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual((await subscriber(a.accountId, 'co@example.com'))!.custom_fields, {});
+  });
+
   test('plan limit reached → 403 page, nothing stored', async () => {
     const a = await account({ limit: 1 });
     await a.api.post('/subscribers', { email: 'first@example.com' });
