@@ -204,10 +204,15 @@ function checkTemplates(c: { subject?: string | null; content_html?: string | nu
 
 function checkSchedule(s: z.output<typeof ScheduleInput>): Date | undefined {
   if (s.delivery === 'instant') return undefined;
-  if (!s.scheduled_at) throw Validation.field('scheduled_at', 'scheduled_at is required when delivery is scheduled');
+  if (!s.scheduled_at) throw invalid('scheduled_at', 'scheduled_at is required when delivery is scheduled');
   const at = new Date(s.scheduled_at);
-  if (at.getTime() <= Date.now()) throw Validation.field('scheduled_at', 'scheduled_at must be in the future');
+  if (at.getTime() <= Date.now()) throw invalid('scheduled_at', 'scheduled_at must be in the future');
   return at;
+}
+
+/** A one-field Validation whose message names the field, like parseInput's ("scheduled_at: …"). */
+function invalid(field: string, message: string): Validation {
+  return new Validation({ [field]: [message] }, `${field}: ${message}`);
 }
 
 /** What a campaign needs before it can go out: subject, a sender, content, an audience; valid Liquid. */
