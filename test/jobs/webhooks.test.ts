@@ -222,6 +222,34 @@ describe('Webhook SSRF guard › REST create/update', () => {
   });
 });
 
+describe('Webhook REST routes (our addition)', () => {
+  test('scopes: GET needs webhooks:read, changes need webhooks:write (403 with the permission text)', async () => {
+    const { accountId } = await s.newAccount();
+    const reader = restClient(s.url, (await s.newKey(accountId, ['webhooks:read'])).key);
+    const none = restClient(s.url, (await s.newKey(accountId, ['subscribers:*'])).key);
+    assert.equal((await reader.get('/webhooks')).status, 200);
+    const denied = await reader.post('/webhooks', { url: `${base}/x`, events: ['*'] });
+    assert.equal(denied.status, 403);
+    assert.deepEqual(denied.body, { success: false, error: 'Forbidden', message: 'API key lacks the required permission: webhooks:write' });
+    assert.equal((await none.get('/webhooks')).status, 403);
+  });
+
+  test('another account\'s id and a non-UUID are 404 "Webhook not found"; lists page and clamp', async () => {
+    const a = await setup(['*']);
+    const { key } = await s.newAccount();
+    const other = restClient(s.url, key);
+    for (const res of [await other.get(`/webhooks/${a.hook.id}`), await other.put(`/webhooks/${a.hook.id}`, { name: 'x' }), await other.delete(`/webhooks/${a.hook.id}`), await other.post(`/webhooks/${a.hook.id}/test`), await other.get(`/webhooks/${a.hook.id}/deliveries`), await a.api.get('/webhooks/nope')])
+      assert.deepEqual([res.status, res.body.error], [404, 'Webhook not found']);
+    await a.api.post('/webhooks', { url: `${base}/second`, events: ['*'] });
+    const page = await a.api.get('/webhooks?per_page=1&page=2');
+    assert.deepEqual(page.body.data.pagination, { current_page: 2, total_pages: 2, total_count: 2, per_page: 1 });
+    assert.equal(page.body.data.webhooks[0].id, a.hook.id);
+    assert.equal((await a.api.get('/webhooks?per_page=500')).body.data.pagination.per_page, 100);
+    assert.equal((await a.api.get('/webhooks?page=0')).status, 400);
+    assert.equal((await a.api.get(`/webhooks/${a.hook.id}/deliveries?status=lost`)).status, 400);
+  });
+});
+
 // ---- issue 6 §3: every event type of DESIGN §4 reaches a webhook subscribed to it ----
 // Produced here through the real API: the subscriber and group events. The others come from code of
 // other areas (campaign sending, tracking, bounces, forms, imports, automations), recorded here through
