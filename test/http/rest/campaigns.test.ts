@@ -1,0 +1,135 @@
+// /api/v1/external/campaigns and /outbox (our addition to the REST surface): the envelope, status codes,
+// scopes campaigns:read / campaigns:write, preview, the recipients list and the captured outbox.
+// Mail goes to the outbox (no SMTP_URL): a fresh `npm start` sends end to end.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { fileScope, seedAudience, waitForCampaign } from '../../support/campaigns.ts';
+import { restClient, startServer } from '../../support/server.ts';
+
+const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });
+const MISSING = '00000000-0000-4000-8000-000000000000';
+
+async function account(scopes = ['*']) {
+  const a = await s.newAccount({ scopes });
+  return { ...a, api: restClient(s.url, a.key) };
+}
+
+describe('REST campaigns', () => {
+  test('POST 201 → GET 200 → PUT 200 → DELETE 200; unknown and foreign ids 404 "Campaign not found"', async () => {
+    const { api } = await account();
+    const created = await api.post('/campaigns', { name: 'Launch', subject: 'Hi' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.success, true);
+    const id = created.body.data.id;
+    assert.equal((await api.get(`/campaigns/${id}`)).body.data.subject, 'Hi');
+    const put = await api.put(`/campaigns/${id}`, { subject: 'Hello' });
+    assert.equal(put.status, 200);
+    assert.equal(put.body.data.subject, 'Hello');
+    const other = await account();
+    for (const res of [await other.api.get(`/campaigns/${id}`), await api.get(`/campaigns/${MISSING}`), await api.get('/campaigns/not-a-uuid')]) {
+      assert.equal(res.status, 404);
+      assert.deepEqual(res.body, { success: false, error: 'Campaign not found' });
+    }
+    const del = await api.delete(`/campaigns/${id}`);
+    assert.deepEqual(del.body, { success: true, message: 'Campaign deleted successfully' });
+    assert.equal((await api.get(`/campaigns/${id}`)).status, 404);
+  });
+
+  test('400 with the field map for bad input; 409 "Only draft campaigns can be updated" / "Campaign is already scheduled"', async () => {
+    const { api, accountId } = await account();
+    const bad = await api.post('/campaigns', { name: '', from_email: 'nope' });
+    assert.equal(bad.status, 400);
+    assert.ok(bad.body.data.name && bad.body.data.from_email, JSON.stringify(bad.body));
+    const { groupId } = await seedAudience(s.db, accountId, 1, { domain: 'rest409.test' });
+    const id = (await api.post('/campaigns', { name: 'S', subject: 'S', content_html: '<p>x</p>', group_ids: [groupId] })).body.data.id;
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    assert.equal((await api.post(`/campaigns/${id}/schedule`, { delivery: 'scheduled', scheduled_at: at })).status, 200);
+    const again = await api.post(`/campaigns/${id}/schedule`, { delivery: 'scheduled', scheduled_at: at });
+    assert.equal(again.status, 409);
+    assert.deepEqual(again.body, { success: false, error: 'Campaign is already scheduled' });
+    const put = await api.put(`/campaigns/${id}`, { name: 'x' });
+    assert.equal(put.status, 409);
+    assert.deepEqual(put.body, { success: false, error: 'Only draft campaigns can be updated' });
+    const badSchedule = await api.post(`/campaigns/${MISSING}/schedule`, { delivery: 'instant' });
+    assert.equal(badSchedule.status, 404);
+  });
+
+  test('scopes: campaigns:read may GET but not POST (403 Forbidden naming campaigns:write)', async () => {
+    const { api } = await account(['campaigns:read']);
+    assert.equal((await api.get('/campaigns')).status, 200);
+    const res = await api.post('/campaigns', { name: 'x' });
+    assert.equal(res.status, 403);
+    assert.deepEqual(res.body, { success: false, error: 'Forbidden', message: 'API key lacks the required permission: campaigns:write' });
+    const none = await account(['subscribers:read']);
+    assert.equal((await none.api.get('/campaigns')).status, 403);
+    assert.equal((await none.api.get('/outbox')).status, 403);
+  });
+
+  test('GET /campaigns: list with pagination, status filter, per_page clamped; 400 for a bad page', async () => {
+    const { api } = await account();
+    for (const name of ['A', 'B', 'C']) await api.post('/campaigns', { name });
+    const list = await api.get('/campaigns?per_page=2');
+    assert.deepEqual(list.body.data.campaigns.map((c: any) => c.name), ['C', 'B']);
+    assert.deepEqual(list.body.data.pagination, { current_page: 1, total_pages: 2, total_count: 3, per_page: 2 });
+    assert.equal((await api.get('/campaigns?per_page=1000')).body.data.pagination.per_page, 100);
+    assert.equal((await api.get('/campaigns?status=draft')).body.data.pagination.total_count, 3);
+    assert.equal((await api.get('/campaigns?page=0')).status, 400);
+  });
+
+  test('POST /campaigns/{id}/preview renders for a subscriber by id or email, escaping subscriber data; 404 for an unknown subscriber', async () => {
+    const { api } = await account();
+    const sub = (await api.post('/subscribers', { email: 'ada@preview.test', first_name: '<Ada>' })).body.data;
+    const id = (await api.post('/campaigns', { name: 'P', subject: 'Hi {{ subscriber.first_name }}', from_name: 'Acme', from_email: 'news@acme.test', content_html: '<p>Hello {{ subscriber.first_name }}</p>' })).body.data.id;
+    const byId = await api.post(`/campaigns/${id}/preview`, { subscriber_id: sub.id });
+    assert.equal(byId.status, 200, JSON.stringify(byId.body));
+    assert.equal(byId.body.data.subject, 'Hi <Ada>');
+    assert.match(byId.body.data.html, /Hello &lt;Ada&gt;/);
+    assert.match(byId.body.data.html, /\/u\/[A-Za-z0-9_-]+">Unsubscribe/, 'the unsubscribe footer is appended');
+    assert.match(byId.body.data.text, /Hello <Ada>/);
+    assert.equal(byId.body.data.from, 'Acme <news@acme.test>');
+    assert.equal(byId.body.data.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
+    const byEmail = await api.post(`/campaigns/${id}/preview`, { email: 'ADA@preview.test' });
+    assert.equal(byEmail.body.data.to, 'ada@preview.test');
+    const missing = await api.post(`/campaigns/${id}/preview`, { email: 'nobody@preview.test' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error, 'Subscriber not found');
+  });
+
+  test('schedule instant → the outbox gets one message per recipient (GET /outbox, newest first, paginated); recipients list', async () => {
+    const { api, accountId } = await account();
+    const { groupId } = await seedAudience(s.db, accountId, 3, { domain: 'outbox.test' });
+    const id = (await api.post('/campaigns', { name: 'O', subject: 'Hello {{ subscriber.first_name }}', content_html: '<p>x</p>', group_ids: [groupId] })).body.data.id;
+    const res = await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });
+    assert.equal(res.body.data.status, 'sending');
+    await waitForCampaign(api, id, (c) => c.status === 'sent');
+    const outbox = await api.get('/outbox?per_page=2');
+    assert.equal(outbox.status, 200);
+    assert.deepEqual(outbox.body.data.pagination, { current_page: 1, total_pages: 2, total_count: 3, per_page: 2 });
+    const msg = outbox.body.data.messages[0];
+    assert.match(msg.subject, /^Hello Name\d$/);
+    const full = await api.get(`/outbox/${msg.id}`);
+    assert.match(full.body.data.html, /<p>x<\/p>/);
+    assert.equal(full.body.data.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
+    const other = await account();
+    assert.equal((await other.api.get('/outbox')).body.data.pagination.total_count, 0);
+    assert.equal((await other.api.get(`/outbox/${msg.id}`)).status, 404);
+    const recipients = await api.get(`/campaigns/${id}/recipients?filter=sent`);
+    assert.equal(recipients.body.data.pagination.total_count, 3);
+    assert.equal((await api.get(`/campaigns/${id}/recipients?filter=nope`)).status, 400);
+  });
+
+  test('POST /campaigns/{id}/cancel on a draft → 409; DELETE while sending → 409', async () => {
+    const { api, accountId } = await account();
+    const d = (await api.post('/campaigns', { name: 'D' })).body.data.id;
+    const c = await api.post(`/campaigns/${d}/cancel`);
+    assert.equal(c.status, 409);
+    assert.equal(c.body.error, 'Only scheduled or sending campaigns can be cancelled');
+    // a campaign held in 'sending': its one recipient waits for a retry an hour away (as after a 4xx reply)
+    const sub = (await api.post('/subscribers', { email: 'held@del.test' })).body.data;
+    const { id } = await s.db.insertInto('campaigns').values({ account_id: accountId, name: 'Held', status: 'sending', delivery: 'instant', started_at: new Date() }).returning('id').executeTakeFirstOrThrow();
+    await s.db.insertInto('campaign_recipients').values({ campaign_id: id, account_id: accountId, subscriber_id: sub.id, email: sub.email, next_attempt_at: new Date(Date.now() + 3_600_000) }).execute();
+    const del = await api.delete(`/campaigns/${id}`);
+    assert.equal(del.status, 409);
+    assert.match(del.body.error, /cannot be deleted/);
+  });
+});
