@@ -4,26 +4,28 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import type { Account } from '../db/schema.ts';
-import { NotFound, Validation } from './errors.ts';
+import { NotFound } from './errors.ts';
+import { storableString } from './storable.ts';
+import { parseInput } from './validation.ts';
 
 export const NewAccount = z.object({
-  name: z.string().trim().min(1, 'Name is required').max(200),
+  name: storableString().trim().min(1, 'Name is required').max(200),
   subscriber_limit: z.number().int().min(0).optional(),
   owner_email: z.string().trim().max(254).pipe(z.email('A valid email address is required')).optional(),
-  owner_name: z.string().trim().max(200).optional(),
+  owner_name: storableString().trim().max(200).optional(),
 });
 export type NewAccount = z.input<typeof NewAccount>;
 
 export const AccountSettings = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: storableString().trim().min(1).max(200),
     subscriber_limit: z.number().int().min(0),
-    default_from_name: z.string().trim().max(200).nullable(),
+    default_from_name: storableString().trim().max(200).nullable(),
     default_from_email: z.string().trim().max(254).pipe(z.email('A valid email address is required')).nullable(),
     default_reply_to: z.string().trim().max(254).pipe(z.email('A valid email address is required')).nullable(),
     tracking_enabled: z.boolean(),
     verify_emails: z.boolean(),
-    timezone: z.string().trim().min(1).max(64),
+    timezone: storableString().trim().min(1).max(64),
   })
   .partial()
   .strict();
@@ -34,7 +36,7 @@ export interface AccountWithOwner extends Account {
 }
 
 export async function create(db: Db, input: NewAccount, defaultLimit: number): Promise<AccountWithOwner> {
-  const a = NewAccount.parse(input);
+  const a = parseInput(NewAccount, input);
   return db.transaction().execute(async (trx) => {
     const account = await trx
       .insertInto('accounts')
@@ -68,11 +70,10 @@ export async function get(db: Db, accountId: string): Promise<Account> {
 }
 
 export async function update(db: Db, accountId: string, input: AccountSettings): Promise<Account> {
-  const parsed = AccountSettings.safeParse(input);
-  if (!parsed.success) throw Validation.field('_', parsed.error.issues[0]!.message);
+  const settings = parseInput(AccountSettings, input);
   const account = await db
     .updateTable('accounts')
-    .set({ ...parsed.data, updated_at: new Date() })
+    .set({ ...settings, updated_at: new Date() })
     .where('id', '=', accountId)
     .returningAll()
     .executeTakeFirst();

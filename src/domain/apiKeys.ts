@@ -6,12 +6,14 @@ import { z } from 'zod';
 import { ScopeList } from '../auth/scopes.ts';
 import type { Db } from '../db/client.ts';
 import { NotFound } from './errors.ts';
+import { storableString } from './storable.ts';
+import { parseInput } from './validation.ts';
 
 export const KEY_PREFIX = 'mailgrove_';
 const KEY_PATTERN = /^mailgrove_[0-9a-f]{32}$/;
 
 export const NewApiKey = z.object({
-  name: z.string().trim().min(1, 'Name is required').max(100),
+  name: storableString().trim().min(1, 'Name is required').max(100),
   scopes: ScopeList,
   expires_at: z.coerce.date().optional().nullable(),
 });
@@ -35,7 +37,7 @@ export function hashKey(raw: string): string {
 const INFO_COLUMNS = ['id', 'name', 'scopes', 'hint', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'] as const;
 
 export async function create(db: Db, accountId: string, input: NewApiKey, userId?: string | null): Promise<ApiKeyInfo & { key: string }> {
-  const parsed = NewApiKey.parse(input);
+  const parsed = parseInput(NewApiKey, input);
   const key = KEY_PREFIX + randomBytes(16).toString('hex');
   const row = await db
     .insertInto('api_keys')

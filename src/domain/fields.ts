@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import type { FieldRow } from '../db/schema.ts';
 import { Conflict, NotFound, Validation, type FieldErrors } from './errors.ts';
+import { isStorable, NOT_STORABLE, storableString } from './storable.ts';
 import { parseInput } from './validation.ts';
 
 export const FIELD_TYPES = ['text', 'number', 'date', 'boolean'] as const;
@@ -20,7 +21,7 @@ export const NewField = z.object({
     .toLowerCase()
     .regex(/^[a-z][a-z0-9_]{0,62}$/, 'Key must start with a letter and contain only letters, digits and underscores (max 63)')
     .refine((k) => !RESERVED.includes(k), 'Key is reserved'),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: storableString().trim().min(1).max(200).optional(),
   type: z.enum(FIELD_TYPES).default('text'),
 });
 export type NewField = z.input<typeof NewField>;
@@ -117,8 +118,8 @@ export function coerceWith(defs: Map<string, FieldType>, values: Record<string, 
       errors[`custom_fields.${key}`] = [`Unknown custom field: ${key}`];
       continue;
     }
-    const coerced = coerceValue(type, value);
-    if (coerced === undefined) errors[`custom_fields.${key}`] = [TYPE_MESSAGE[type]];
+    const coerced = typeof value === 'string' && !isStorable(value) ? undefined : coerceValue(type, value);
+    if (coerced === undefined) errors[`custom_fields.${key}`] = [typeof value === 'string' && !isStorable(value) ? NOT_STORABLE : TYPE_MESSAGE[type]];
     else out[key] = coerced;
   }
   const first = Object.entries(errors)[0];

@@ -8,6 +8,7 @@ import type { SubscriberRow, SubscriberStatus } from '../db/schema.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from './errors.ts';
 import { recordEvent, recordEvents, type EventInput } from './events.ts';
 import * as fields from './fields.ts';
+import { storableString } from './storable.ts';
 import { parseInput } from './validation.ts';
 
 export const STATUSES = ['active', 'unsubscribed', 'bounced', 'complained'] as const satisfies readonly SubscriberStatus[];
@@ -20,7 +21,7 @@ export const Email = z
   .max(254, 'Email must be at most 254 characters')
   .pipe(z.email('A valid email address is required'));
 
-const Name = z.string().trim().max(255).nullable();
+const Name = storableString().trim().max(255).nullable();
 const Phone = z
   .string()
   .trim()
@@ -60,7 +61,7 @@ export const ListQuery = z.object({
     .default(20)
     .transform((n) => Math.min(n, 100)),
   status: z.enum(STATUSES, { error: 'Status must be one of: active, unsubscribed, bounced, complained' }).optional(),
-  search: z.string().trim().max(254).optional(),
+  search: storableString().trim().max(254).optional(),
   group_id: z.guid('group_id must be a UUID').optional(),
 });
 export type ListQuery = z.input<typeof ListQuery>;

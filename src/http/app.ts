@@ -12,7 +12,7 @@ import { dashboard } from './dashboard/index.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { publicRoutes } from './public/index.ts';
 import { restApi } from './rest/index.ts';
-import { httpErrorBody, httpStatusOf } from './rest/errors.ts';
+import { clientError, frameworkError, httpErrorBody, httpStatusOf } from './rest/errors.ts';
 import './types.ts';
 
 export interface AppDeps {
@@ -28,6 +28,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: 1024 * 1024, // issue 2: JSON bodies over 1 MB → 413
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkError, // bad percent-encoding, over-long path params: still the envelope
+    clientErrorHandler: clientError, // so are headers over 16 KB and broken HTTP
   });
   app.decorate('db', deps.handle.db);
   app.decorate('dbHandle', deps.handle);

@@ -1,4 +1,5 @@
 // The one mapping from errors to REST responses, installed inside the REST and admin plugins.
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorKind } from '../../domain/errors.ts';
 
@@ -45,4 +46,27 @@ function clientMessage(err: FastifyError): string {
     default:
       return err.message;
   }
+}
+
+/**
+ * Fastify's router errors, which never reach an error handler: a path with broken percent-encoding
+ * ('/subscribers/%FF') is a 400, and a path parameter longer than any id ('/subscribers/000…') names
+ * nothing, so it is a 404 like any other unknown id. Both in the envelope; installed as frameworkErrors.
+ */
+export function frameworkError(err: FastifyError, _req: FastifyRequest, reply: FastifyReply) {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') return reply.code(404).send({ success: false, error: 'Not found' });
+  return reply.code(400).send({ success: false, error: 'Malformed URL' });
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KB, broken HTTP): the
+ * same envelope, written straight to the socket as Fastify's default handler does. Installed as clientErrorHandler.
+ */
+export function clientError(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, text, error] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'Request headers are too large'] : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'Request timeout'] : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ success: false, error });
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy(err);
 }

@@ -1,10 +1,12 @@
 // The REST face under /api/v1/external: authenticate the key, apply the per-key limit, check the route's
-// scope, then hand over to the resource route files. Errors are mapped once, by restError.
+// scope, accept JSON bodies only and refuse text PostgreSQL cannot store, then hand over to the resource
+// route files. Errors are mapped once, by restError.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_MESSAGES, authenticateHeader } from '../../auth/bearer.ts';
 import { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../auth/scopes.ts';
-import { Forbidden } from '../../domain/errors.ts';
+import { Forbidden, Validation } from '../../domain/errors.ts';
+import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
 import { restError } from './errors.ts';
 import { restRoutes } from './routes.ts';
 
@@ -29,6 +31,14 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
     }
     const scope = req.routeOptions.config?.scope;
     if (scope && !permits(auth.scopes, scope)) throw new Forbidden(scope);
+  });
+  // NUL and unpaired surrogates anywhere in a body or query: a 400 naming the field, for every route,
+  // before any of them hands the text to PostgreSQL (which refuses it with an error that would be a 500)
+  app.addHook('preValidation', async (req) => {
+    for (const value of [req.body, req.query]) {
+      const path = firstUnstorable(value);
+      if (path !== undefined) throw new Validation({ [path]: [NOT_STORABLE] }, `${path}: ${NOT_STORABLE}`);
+    }
   });
   for (const routes of restRoutes) await app.register(routes);
 }

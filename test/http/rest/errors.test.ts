@@ -111,6 +111,36 @@ describe('Errors', () => {
     assertFailure(await raw('POST', '/subscribers', { 'content-type': 'application/json' }, ''), 400, 'empty JSON body');
   });
 
+  test('Errors › NUL characters and unpaired surrogates → 400 naming the field (PostgreSQL cannot store them)', async () => {
+    const id = (await api.post('/subscribers', { email: 'nul@example.com' })).body.data.id;
+    await api.post('/fields', { key: 'company' });
+    const cases: [string, string, string, string][] = [
+      ['POST', '/subscribers', '{"email":"x@example.com","first_name":"a\\u0000b"}', 'first_name'],
+      ['POST', '/subscribers', '{"email":"x@example.com","last_name":"\\ud800"}', 'last_name'],
+      ['PUT', `/subscribers/${id}`, '{"custom_fields":{"company":"\\udfffx"}}', 'custom_fields.company'],
+      ['PUT', `/subscribers/${id}`, '{"custom_fields":{"company":"\\u0000"}}', 'custom_fields.company'],
+      ['POST', '/fields', '{"key":"city","name":"\\u0000"}', 'name'],
+      ['GET', '/subscribers?search=%00', '', 'search'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await api.call(method, path, body || undefined);
+      assertFailure(res, 400, `${method} ${path} ${body}`);
+      assert.deepEqual(res.body.data, { [field]: ['Must not contain NUL characters or unpaired surrogates'] }, body);
+    }
+    const emoji = await api.post('/subscribers', { email: 'emoji@example.com', first_name: '😀 Zoë 中文' });
+    assert.equal(emoji.status, 201, 'paired surrogates (emoji) are ordinary text');
+    assert.equal((await api.get(`/subscribers/${emoji.body.data.id}`)).body.data.first_name, '😀 Zoë 中文');
+  });
+
+  test('Errors › deeply nested JSON is a 400, not a stack overflow', async () => {
+    for (const body of ['['.repeat(100_000) + ']'.repeat(100_000), '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000)]) {
+      const res = await api.post('/subscribers', body);
+      assertFailure(res, 400, body.slice(0, 10));
+    }
+    const nested = await api.post('/subscribers', `{"email":"deep@example.com","custom_fields":{"company":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`);
+    assertFailure(nested, 400, 'nested custom field');
+  });
+
   test('Errors › non-UUID ids → 404 envelope (they never reach SQL)', async () => {
     for (const id of ['1', 'abc', '00000000-0000-0000-0000-00000000000g', '00000000000000000000000000000000x', "1' or '1'='1", '%00', '%E2%82%AC', 'null', 'undefined', '-1', '1e9']) {
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
@@ -120,6 +150,21 @@ describe('Errors', () => {
       }
       assertFailure(await api.delete(`/fields/${id}`), 404, `DELETE field ${id}`);
     }
+  });
+
+  test('Errors › a path with broken percent-encoding → 400 envelope; an over-long id → 404 envelope', async () => {
+    for (const path of ['/subscribers/%FF', '/subscribers/%C0%AF', '/fields/%E2%82', '/subscribers/%']) {
+      assertFailure(await api.get(path), 400, path);
+      assertFailure(await api.delete(path), 400, `DELETE ${path}`);
+    }
+    assertFailure(await client(s.url, 'test-admin-token').get('/admin/v1/accounts/%FF'), 400, 'admin');
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) assertFailure(await api.call(method, `/subscribers/${'0'.repeat(300)}`, method === 'PUT' ? {} : undefined), 404, method);
+  });
+
+  test('Errors › headers over 16 KB → 431 envelope (refused before routing)', async () => {
+    assertFailure(await api.get(`/subscribers?${'page=1&'.repeat(3000)}`), 431, 'long query');
+    assertFailure(await api.get('/subscribers', { 'x-padding': 'x'.repeat(20_000) }), 431, 'long header');
+    assert.equal((await api.get('/subscribers')).status, 200, 'the server carries on');
   });
 
   test('Errors › unknown routes → 404 envelope', async () => {
