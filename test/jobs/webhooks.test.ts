@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { EVENT_TYPES, recordEvent, type EventType } from '../../src/domain/events.ts';
 import * as webhooks from '../../src/domain/webhooks.ts';
-import { restClient, startServer } from '../support/server.ts';
+import { client, restClient, startServer } from '../support/server.ts';
 
 // ---- a local receiver: records every request; each path answers with the statuses queued for it ----
 interface Received {
@@ -64,7 +64,7 @@ async function setup(events: string[], path = freshPath()) {
   const api = restClient(s.url, key);
   const created = await api.post('/webhooks', { name: 'receiver', url: base + path, events });
   assert.equal(created.status, 201, JSON.stringify(created.body));
-  return { accountId, api, path, hook: created.body.data as { id: string; secret: string } };
+  return { accountId, key, api, path, hook: created.body.data as { id: string; secret: string } };
 }
 
 describe('Webhook delivery', () => {
@@ -251,45 +251,97 @@ describe('Webhook REST routes (our addition)', () => {
 });
 
 // ---- issue 6 §3: every event type of DESIGN §4 reaches a webhook subscribed to it ----
-// Produced here through the real API: the subscriber and group events. The others come from code of
-// other areas (campaign sending, tracking, bounces, forms, imports, automations), recorded here through
-// recordEvent — exactly what that code calls in its transaction — so this file does not depend on them.
-const VIA_API: Partial<Record<EventType, (api: ReturnType<typeof restClient>) => Promise<unknown>>> = {
-  'subscriber.created': (api) => api.post('/subscribers', { email: 'created@example.com' }),
-  'subscriber.updated': async (api) => {
+// Each produced where it happens, through the real faces: REST subscribers/groups/forms/import/campaigns,
+// the public form, tracking and bounce endpoints, and an automation run. Only webhook.disabled (our own
+// addition) is recorded directly here; its real path is the disabling test above.
+type Ctx = { accountId: string; key: string; api: ReturnType<typeof restClient> };
+const web = (path: string, init?: RequestInit) => fetch(s.url + path, { redirect: 'manual', ...init });
+const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
+
+/** A one-recipient campaign with a link, sent (to the outbox) and waited for; returns its message's HTML. */
+async function sendCampaign({ api }: Ctx) {
+  const group = (await api.post('/groups', { name: 'Campaign audience' })).body.data;
+  const sub = (await api.post('/subscribers', { email: `reader-${Date.now()}@example.com`, group_ids: [group.id] })).body.data;
+  const campaign = (await api.post('/campaigns', { name: 'News', subject: 'News', content_html: '<p><a href="https://grove.example/read">Read</a></p>', group_ids: [group.id] })).body.data;
+  const scheduled = await api.post(`/campaigns/${campaign.id}/schedule`, { delivery: 'instant' });
+  assert.equal(scheduled.status, 200, JSON.stringify(scheduled.body));
+  const mail = await until('the campaign email', () => s.db.selectFrom('outbox').select('html').where('to_addr', '=', sub.email).executeTakeFirst());
+  return { campaign, sub, html: mail.html! };
+}
+async function bounce({ accountId }: Ctx, type: 'hard' | 'complaint') {
+  const { bounce_secret } = await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const email = `bouncer-${type}-${Date.now()}@example.com`;
+  await restClient(s.url, (await s.newKey(accountId)).key).post('/subscribers', { email });
+  const res = await client(s.url).post(`/hooks/bounces/generic/${bounce_secret}`, [{ email, type }]);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+const PRODUCERS: Record<EventType, (ctx: Ctx) => Promise<unknown>> = {
+  'subscriber.created': ({ api }) => api.post('/subscribers', { email: 'created@example.com' }),
+  'subscriber.updated': async ({ api }) => {
     const sub = await api.post('/subscribers', { email: 'updated@example.com' });
     await api.put(`/subscribers/${sub.body.data.id}`, { last_name: 'Lovelace' });
   },
-  'subscriber.unsubscribed': async (api) => {
+  'subscriber.unsubscribed': async ({ api }) => {
     const sub = await api.post('/subscribers', { email: 'unsub@example.com' });
     await api.put(`/subscribers/${sub.body.data.id}`, { status: 'unsubscribed' });
   },
-  'subscriber.deleted': async (api) => {
+  'subscriber.deleted': async ({ api }) => {
     const sub = await api.post('/subscribers', { email: 'deleted@example.com' });
     await api.delete(`/subscribers/${sub.body.data.id}`);
   },
-  'subscriber.added_to_group': async (api) => {
+  'subscriber.added_to_group': async ({ api }) => {
     const group = await api.post('/groups', { name: 'Added' });
     await api.post('/subscribers', { email: 'joined@example.com', group_ids: [group.body.data.id] });
   },
-  'subscriber.removed_from_group': async (api) => {
+  'subscriber.removed_from_group': async ({ api }) => {
     const group = await api.post('/groups', { name: 'Removed' });
     const sub = await api.post('/subscribers', { email: 'left@example.com', group_ids: [group.body.data.id] });
     await api.put(`/subscribers/${sub.body.data.id}`, { group_ids: [] });
   },
+  'subscriber.bounced': (ctx) => bounce(ctx, 'hard'),
+  'subscriber.complained': (ctx) => bounce(ctx, 'complaint'),
+  'email.bounced': (ctx) => bounce(ctx, 'hard'),
+  'campaign.sent': sendCampaign,
+  'email.sent': sendCampaign,
+  'email.opened': async (ctx) => {
+    const { html } = await sendCampaign(ctx);
+    assert.equal((await web(pathOf(/src="([^"]+\/t\/o\/[^"]+)"/.exec(html)![1]!))).status, 200);
+  },
+  'email.clicked': async (ctx) => {
+    const { html } = await sendCampaign(ctx);
+    const res = await web(pathOf(/href="([^"]+\/t\/c\/[^"]+)"/.exec(html)![1]!));
+    assert.equal(res.headers.get('location'), 'https://grove.example/read');
+  },
+  'form.submitted': async ({ api }) => {
+    const form = (await api.post('/forms', { name: 'Signup' })).body.data;
+    const res = await client(s.url).post(`/f/${form.id}`, { email: 'form@example.com' }, { accept: 'application/json' });
+    assert.ok(res.status < 300, JSON.stringify(res.body));
+  },
+  'import.completed': async ({ key }) => {
+    const form = new FormData();
+    form.append('file', new Blob(['email,first_name\nimported@example.com,Imp\n']), 'people.csv');
+    const res = await fetch(`${s.url}/api/v1/external/subscribers/import-async`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    assert.equal(res.status, 200, await res.text());
+  },
+  'automation.completed': async ({ api }) => {
+    await api.post('/automations', { name: 'Stamp', trigger: { type: 'subscriber_created' }, steps: [{ type: 'update_field', field: 'last_name', value: 'Stamped' }] });
+    await api.post('/subscribers', { email: 'automated@example.com' });
+  },
+  'webhook.disabled': ({ accountId }) => recordEvent(s.db, accountId, 'webhook.disabled', { webhook: { id: crypto.randomUUID() }, reason: 'test' }),
 };
 
 describe('Webhook events › one delivered webhook per event type', { concurrency: true }, () => {
   for (const type of EVENT_TYPES) {
     test(`${type}`, async () => {
-      const { accountId, api, path, hook } = await setup([type]);
-      const produce = VIA_API[type];
-      if (produce) await produce(api);
-      else await recordEvent(s.db, accountId, type, { example: type });
-      const hit = await until(`${type} delivered`, () => hitsOf(path)[0]);
+      const { accountId, key, api, path, hook } = await setup([type]);
+      await PRODUCERS[type]({ accountId, key, api });
+      const hit = await until(`${type} delivered`, () => hitsOf(path)[0], 20_000);
       const payload = new Webhook(hook.secret).verify(hit.body, hit.headers as Record<string, string>) as any;
       assert.equal(payload.event_type, type);
-      if (produce && type !== 'subscriber.deleted') assert.ok(payload.data.subscriber.id, 'carries the subscriber');
+      assert.equal(payload.account_id, accountId);
+      if (type.startsWith('subscriber.') || type.startsWith('email.') || type === 'form.submitted' || type === 'automation.completed') assert.ok(payload.data.subscriber.id, 'carries the subscriber');
+      if (type.startsWith('email.') && type !== 'email.bounced') assert.ok(payload.data.campaign_id && payload.data.message_id, 'carries campaign_id and message_id');
       if (type === 'subscriber.added_to_group' || type === 'subscriber.removed_from_group') assert.ok(payload.data.group.name);
     });
   }
