@@ -1,0 +1,59 @@
+// GET /t/o/{token} and /t/c/{token} (DESIGN §6 tracking): the pixel always answers a GIF but counts only
+// real tokens; the click redirect goes to the campaign's stored link or nowhere (404); opens and clicks land
+// on the ledger row and as email.opened / email.clicked; an account with tracking off records nothing.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { clickUrl, openUrl } from '../../../src/mail/tracking.ts';
+import { eventsOfType, fileScope, sendCampaignTo } from '../../support/campaigns.ts';
+import { restClient, startServer } from '../../support/server.ts';
+
+const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });
+s.config.publicUrl = s.url;
+
+async function sent() {
+  const { accountId, key } = await s.newAccount();
+  const api = restClient(s.url, key);
+  const r = await sendCampaignTo(s.db, api, accountId, ['t1@track.test', 't2@track.test']);
+  return { accountId, api, ...r, sub: r.subscriberIds.get('t1@track.test')! };
+}
+
+describe('Open pixel', () => {
+  test('a real token counts an open (ledger + email.opened with campaign_id and subscriber_id); a forged one still gets the GIF but counts nothing', async () => {
+    const a = await sent();
+    const res = await fetch(openUrl(s.config, a.campaignId, a.sub));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/gif');
+    assert.match(res.headers.get('cache-control')!, /no-store/);
+    const forged = await fetch(`${s.url}/t/o/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    assert.equal(forged.status, 200);
+    const ev = await eventsOfType(s.db, a.accountId, 'email.opened');
+    assert.equal(ev.length, 1);
+    assert.deepEqual([ev[0]!.data.campaign_id, ev[0]!.subscriber_id, ev[0]!.data.subscriber.email], [a.campaignId, a.sub, 't1@track.test']);
+    const row = await s.db.selectFrom('campaign_recipients').select(['opens', 'opened_at']).where('campaign_id', '=', a.campaignId).where('subscriber_id', '=', a.sub).executeTakeFirstOrThrow();
+    assert.equal(row.opens, 1);
+    assert.ok(row.opened_at);
+  });
+});
+
+describe('Click redirect', () => {
+  test('302 to the stored link with email.clicked {url}; an index that is not stored → 404 (no open redirect)', async () => {
+    const a = await sent();
+    const res = await fetch(clickUrl(s.config, a.campaignId, a.sub, 0), { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), 'https://example.org/page');
+    const ev = await eventsOfType(s.db, a.accountId, 'email.clicked');
+    assert.deepEqual([ev.length, ev[0]!.data.url, ev[0]!.data.campaign_id], [1, 'https://example.org/page', a.campaignId]);
+    assert.equal((await fetch(clickUrl(s.config, a.campaignId, a.sub, 7), { redirect: 'manual' })).status, 404);
+    const stats = (await a.api.get(`/campaigns/${a.campaignId}`)).body.data.stats;
+    assert.deepEqual([stats.clicks, stats.unique_clicks, stats.unique_opens], [1, 1, 1], 'a click also counts as an open');
+  });
+
+  test('tracking off for the account: the redirect still works, nothing is recorded', async () => {
+    const a = await sent();
+    await s.db.updateTable('accounts').set({ tracking_enabled: false }).where('id', '=', a.accountId).execute();
+    assert.equal((await fetch(clickUrl(s.config, a.campaignId, a.sub, 0), { redirect: 'manual' })).status, 302);
+    await fetch(openUrl(s.config, a.campaignId, a.sub));
+    assert.equal((await eventsOfType(s.db, a.accountId, 'email.clicked')).length, 0);
+    assert.equal((await eventsOfType(s.db, a.accountId, 'email.opened')).length, 0);
+  });
+});
