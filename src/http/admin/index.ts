@@ -4,7 +4,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import * as accounts from '../../domain/accounts.ts';
 import * as apiKeys from '../../domain/apiKeys.ts';
-import { ok, parse, pathId } from '../rest/envelope.ts';
+import { acceptJsonOnly, ok, parse, pathId } from '../rest/envelope.ts';
 import { restError } from '../rest/errors.ts';
 
 function sameSecret(a: string, b: string): boolean {
@@ -16,6 +16,7 @@ function sameSecret(a: string, b: string): boolean {
 export async function adminApi(app: FastifyInstance) {
   const token = app.config.MAILGROVE_ADMIN_TOKEN;
   app.setErrorHandler(restError);
+  acceptJsonOnly(app);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
   app.addHook('onRequest', async (req, reply) => {
     if (!token) return reply.code(404).send({ success: false, error: 'Not found', message: 'The admin API is disabled (MAILGROVE_ADMIN_TOKEN is not set)' });

@@ -1,7 +1,9 @@
 // The REST envelope (spec "Response envelope"): {success, data?, message?, error?}, and request parsing
 // that turns zod failures into the domain's Validation error (→ 400 with the field map).
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFound, Validation } from '../../domain/errors.ts';
+import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
 import { parseInput } from '../../domain/validation.ts';
 
 export function ok<T>(data: T, message?: string) {
@@ -26,4 +28,20 @@ export function pathId(params: unknown, notFound: string, name = 'id'): string {
   const id = (params as Record<string, unknown> | undefined)?.[name];
   if (typeof id !== 'string' || !z.guid().safeParse(id).success) throw new NotFound(notFound);
   return id.toLowerCase();
+}
+
+/**
+ * For the REST and admin faces (each an encapsulated plugin): bodies are JSON only (spec "Request bodies
+ * are JSON"), so the form parser the public pages need and Fastify's text/plain parser stay out and any
+ * other type is a 415, not a half-parsed 400. And NUL or unpaired surrogates anywhere in a body or query
+ * are a 400 naming the field, before any route hands the text to PostgreSQL (which would make it a 500).
+ */
+export function acceptJsonOnly(app: FastifyInstance): void {
+  app.removeContentTypeParser(['text/plain', 'application/x-www-form-urlencoded']);
+  app.addHook('preValidation', async (req) => {
+    for (const value of [req.body, req.query]) {
+      const path = firstUnstorable(value);
+      if (path !== undefined) throw new Validation({ [path]: [NOT_STORABLE] }, `${path}: ${NOT_STORABLE}`);
+    }
+  });
 }
