@@ -127,6 +127,9 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
     for (const [i, s] of list.entries()) {
       const p = `${prefix}.${i}`;
       if ((s.type === 'add_to_group' || s.type === 'remove_from_group') && !(await exists('groups', s.group_id))) problem(`${p}.group_id`, 'Group not found');
+      // joining the trigger's own group would start this automation again for every run, without end
+      if (s.type === 'add_to_group' && trigger?.type === 'joined_group' && trigger.group_id.toLowerCase() === s.group_id.toLowerCase())
+        problem(`${p}.group_id`, 'A step may not add to the group that triggers this automation');
       if (s.type === 'send_email') {
         try {
           compileTemplate({ subject: s.subject, html: s.content_html });

@@ -107,11 +107,7 @@ export async function recordAttempt(db: Db, config: Config, d: Pick<Claimed, 'id
   const retryIn = !r.ok && !d.is_test ? schedule[n - 1] : undefined;
   const status: DeliveryStatus = r.ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed';
   await db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('webhook_delivery_attempts')
-      .values({ account_id: d.account_id, delivery_id: d.id, attempt: n, status_code: r.status_code, duration_ms: r.duration_ms, response: r.response, error: r.error?.slice(0, 1000) ?? null })
-      .execute();
-    await trx
+    const delivery = await trx
       .updateTable('webhook_deliveries')
       .set({
         status,
@@ -122,6 +118,12 @@ export async function recordAttempt(db: Db, config: Config, d: Pick<Claimed, 'id
         delivered_at: r.ok ? now : null,
       })
       .where('id', '=', d.id)
+      .returning('id')
+      .executeTakeFirst();
+    if (!delivery) return; // the webhook was deleted while we were posting: nothing left to log
+    await trx
+      .insertInto('webhook_delivery_attempts')
+      .values({ account_id: d.account_id, delivery_id: d.id, attempt: n, status_code: r.status_code, duration_ms: r.duration_ms, response: r.response, error: r.error?.slice(0, 1000) ?? null })
       .execute();
     const hook = await trx
       .updateTable('webhooks')

@@ -44,6 +44,9 @@ describe('REST automations', () => {
     const bad = await a.api.post('/automations', { name: '', trigger: { type: 'joined_group' }, steps: [{ type: 'delay', amount: 1.5, unit: 'days' }] });
     assert.equal(bad.status, 400);
     assert.deepEqual(Object.keys(bad.body.data).sort(), ['name', 'steps.0.amount', 'trigger.group_id']);
+    const group = (await a.api.post('/groups', { name: 'Loop' })).body.data;
+    const loop = await a.api.post('/automations', { name: 'loop', trigger: { type: 'joined_group', group_id: group.id }, steps: [{ type: 'remove_from_group', group_id: group.id }, { type: 'add_to_group', group_id: group.id }] });
+    assert.deepEqual(loop.body.data, { 'steps.1.group_id': ['A step may not add to the group that triggers this automation'] });
     const id = (await a.api.post('/automations', body)).body.data.id;
     const b = await account();
     for (const res of [await b.api.get(`/automations/${id}`), await b.api.post(`/automations/${id}/disable`), await b.api.get(`/automations/${id}/activity`), await b.api.delete(`/automations/${id}`)])
