@@ -25,6 +25,8 @@ export const Env = z.object({
   REST_RATE_LIMIT: int(600),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   LOG_LEVEL: z.string().default('info'),
+  // true when a reverse proxy sets X-Forwarded-For; otherwise clients could choose their own IP
+  TRUST_PROXY: bool.default(false),
   IMPORT_MAX_BYTES: int(100 * 1024 * 1024),
   SEND_RATE_PER_SECOND: int(0), // 0 = unlimited
   SEND_CONCURRENCY: int(10),

@@ -36,6 +36,8 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   let url = '';
   if (opts.listen !== false) {
     url = await app.listen({ host: config.HOST, port: config.PORT });
+    // PORT=0 picks a free port: links in mail must carry the real one
+    if (!config.PUBLIC_URL && config.PORT === 0) config.publicUrl = url.replace(/\/+$/, '');
     app.log.info(`Mailgrove ${config.version} on ${url} (${handle.kind === 'pglite' ? `PGlite in ${config.MAILGROVE_DATA_DIR}` : 'PostgreSQL'})`);
   }
   const stopWorkers: StopFn = config.WORKERS ? await startWorkers({ db: handle.db, handle, config, queue, log: app.log }) : async () => {};

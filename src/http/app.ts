@@ -26,7 +26,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 1024 * 1024, // issue 2: JSON bodies over 1 MB → 413
-    trustProxy: true,
+    // only behind a proxy we trust may X-Forwarded-For pick the client IP (form rate limits key on it)
+    trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkError, // bad percent-encoding, over-long path params: still the envelope
     clientErrorHandler: clientError, // so are headers over 16 KB and broken HTTP
