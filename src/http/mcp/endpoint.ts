@@ -7,6 +7,7 @@ import { authenticateHeader } from '../../auth/bearer.ts';
 import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../auth/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
+import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
 import { toFieldErrors } from '../../domain/validation.ts';
 import type { KeyContext } from '../../domain/apiKeys.ts';
 import * as rpc from './errors.ts';
@@ -143,6 +144,9 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
   if (!tool) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Unknown tool: ${params.name}`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: arguments must be an object');
+  // NUL or an unpaired surrogate anywhere would reach PostgreSQL and fail there (-32603): name the field instead
+  const unstorable = firstUnstorable(args);
+  if (unstorable !== undefined) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `${unstorable}: ${NOT_STORABLE}`, { fields: { [unstorable]: [NOT_STORABLE] } });
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
     const fields = toFieldErrors(parsed.error);

@@ -193,6 +193,15 @@ describe('Tool endpoint › JSON-RPC errors', () => {
     assert.equal((await mcp.call('get_subscriber', { subscriber_id: '42' })).error?.message, 'subscriber_id: subscriber_id must be a UUID');
   });
 
+  test('-32602 for text PostgreSQL cannot store (NUL, unpaired surrogate) anywhere in the arguments, naming the field', async () => {
+    const { mcp } = await account();
+    const nul = await mcp.call('add_subscriber', { email: 'a@example.com', first_name: 'A\u0000da' });
+    assert.equal(nul.error?.code, -32602);
+    assert.match(nul.error!.message, /^first_name: Must not contain NUL/);
+    assert.equal((await mcp.call('get_subscriber', { email: 'x\ud800@example.com' })).error?.code, -32602);
+    assert.equal((await mcp.call('add_subscriber', { email: 'a@example.com', custom_fields: { 'k\u0000': 1 } })).error?.code, -32602);
+  });
+
   test('-32602 when the tool name is missing from params', async () => {
     const { mcp } = await account();
     assert.equal((await mcp.rpc('tools/call', { arguments: {} })).body.error.code, -32602);
