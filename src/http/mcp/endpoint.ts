@@ -144,6 +144,8 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
   if (!tool) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Unknown tool: ${params.name}`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: arguments must be an object');
+  // schemas recurse on their input: a hostile 30,000-level value (under 1 MB) would overflow the stack (-32603)
+  if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Invalid params: arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`);
   // NUL or an unpaired surrogate anywhere would reach PostgreSQL and fail there (-32603): name the field instead
   const unstorable = firstUnstorable(args);
   if (unstorable !== undefined) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `${unstorable}: ${NOT_STORABLE}`, { fields: { [unstorable]: [NOT_STORABLE] } });
@@ -161,6 +163,21 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
     if (rpc.isDomainError(err)) return rpc.toolError(err);
     throw err;
   }
+}
+
+// the deepest legitimate input (automation condition steps with a segment filter inside) is ~25 levels
+const MAX_ARGUMENT_DEPTH = 64;
+
+/** Iterative, so that measuring the depth cannot overflow the stack itself. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function isObject(v: unknown): v is Message {

@@ -202,6 +202,15 @@ describe('Tool endpoint › JSON-RPC errors', () => {
     assert.equal((await mcp.call('add_subscriber', { email: 'a@example.com', custom_fields: { 'k\u0000': 1 } })).error?.code, -32602);
   });
 
+  test('-32602 for arguments nested deeper than 64 levels (a schema recursing on them would overflow the stack)', async () => {
+    const { key } = await account();
+    const d = 30_000;
+    const filter = '{"match":"all","rules":['.repeat(d) + ']}'.repeat(d);
+    const body = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"update_segment","arguments":{"segment_id":"00000000-0000-4000-8000-000000000000","filter":${filter}}}}`;
+    const res = (await (await raw(body, { 'content-type': 'application/json' }, key)).json()) as any;
+    assert.deepEqual(res.error, { code: -32602, message: 'Invalid params: arguments are nested more than 64 levels deep' });
+  });
+
   test('-32602 when the tool name is missing from params', async () => {
     const { mcp } = await account();
     assert.equal((await mcp.rpc('tools/call', { arguments: {} })).body.error.code, -32602);
