@@ -32,10 +32,10 @@ export const NewWebhook = z.object({
 export type NewWebhook = z.input<typeof NewWebhook>;
 
 export const WebhookUpdate = z.object({
-  name: Name.optional(),
-  url: Url.optional(),
-  events: Events.optional(),
-  enabled: z.boolean({ error: 'enabled must be true or false' }).optional(),
+  name: Name.optional().describe('A new label for the webhook.'),
+  url: Url.optional().describe('A new http(s) URL to deliver to.'),
+  events: Events.optional().describe('The event types to receive from now on (replaces the list); "*" means all.'),
+  enabled: z.boolean({ error: 'enabled must be true or false' }).optional().describe('false pauses deliveries; true resumes them.'),
 });
 export type WebhookUpdate = z.input<typeof WebhookUpdate>;
 
