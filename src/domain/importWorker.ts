@@ -1,6 +1,7 @@
 // The import job's work, one batch at a time (DESIGN §4, STYLE §6). Network checks (verification) and
-// suppression hashes happen before the transaction; inside it, the job row is locked, the cursor read,
-// the batch upserted set-based, and counts, errors and cursor committed together.
+// suppression hashes happen before the transaction; inside it, the batch's part is claimed and its cursor
+// read, the batch upserted set-based, and counts, errors and cursor committed together. Addresses are
+// deduplicated before the job starts, so parts never touch the same subscriber and can run at once.
 import type { Db } from '../db/client.ts';
 import * as repo from '../db/queries/imports.ts';
 import type { ImportError } from '../db/schema/imports.ts';
@@ -18,36 +19,60 @@ export interface WorkerDeps {
   secret: string;
 }
 
-/** Runs the next batch of one import. Returns false once the job has nothing more to do. */
-export async function runBatch(db: Db, deps: WorkerDeps, importId: string): Promise<boolean> {
+/**
+ * Runs the next batch of one import, in the part `runner` prefers (runners of one import spread over the
+ * parts; a part held by another runner is skipped). Returns false once the job has nothing more to do.
+ */
+export async function runBatch(db: Db, deps: WorkerDeps, importId: string, runner = 0): Promise<boolean> {
   const plan = await db
     .selectFrom('imports')
     .innerJoin('accounts', 'accounts.id', 'imports.account_id')
-    .select(['imports.status', 'imports.last_row', 'imports.end_row', 'imports.account_id', 'accounts.verify_emails'])
+    .select(['imports.status', 'imports.account_id', 'accounts.verify_emails'])
     .where('imports.id', '=', importId)
     .executeTakeFirst();
   if (!plan || plan.status !== 'processing') return false;
-  const from = plan.last_row;
-  const to = Math.min(from + BATCH, plan.end_row);
-  const skips = from < to ? await rowsToSkip(db, deps, plan.account_id, importId, from, to, plan.verify_emails) : [];
+  const open = await repo.openParts(db, importId);
+  if (open.length === 0) return finishIfDone(db, importId);
+  const part = open[runner % open.length]!;
+  const from = part.last_row;
+  const to = Math.min(from + BATCH, part.end_row);
+  const skips = await rowsToSkip(db, deps, plan.account_id, importId, from, to, plan.verify_emails);
 
-  const outcome = await db.transaction().execute(async (trx) => {
+  const ran = await db.transaction().execute(async (trx) => {
+    const claimed = await repo.claimPart(trx, importId, part.part);
+    if (!claimed || claimed.last_row !== from) return false; // another runner holds or moved this part: plan again
+    const { created, updated } = await repo.upsertBatch(trx, plan.account_id, importId, { from, to, skip: skips.map((s) => s.row), groupIds: await groupsOf(trx, importId) });
+    const staged = await repo.stagedFailures(trx, importId, from, to, MAX_ERRORS);
+    await repo.moveCursor(trx, importId, part.part, to);
+    // the job row last: runners of other parts wait for it only until this commit
     const job = await repo.lock(trx, importId);
-    if (!job || job.status !== 'processing') return 'stop';
-    if (job.last_row !== from) return 'again'; // another runner of this import moved the cursor meanwhile
-    if (from < to) {
-      const { created, updated } = await repo.upsertBatch(trx, job.account_id, importId, { from, to, skip: skips.map((s) => s.row), groupIds: job.group_ids });
-      const staged = await repo.stagedFailures(trx, importId, from, to, Math.max(0, MAX_ERRORS - job.errors.length));
-      const errors = [...job.errors, ...[...staged.first, ...skips].sort((a, b) => a.row - b.row)].slice(0, MAX_ERRORS);
-      await repo.advance(trx, importId, { last_row: to, processed: to - from, created, updated, failed: staged.count + skips.length, errors });
-    }
-    if (to < job.end_row) return 'again';
+    if (!job || job.status !== 'processing') throw new Error('Import ended while a batch ran');
+    const errors = [...job.errors, ...staged.first, ...skips].sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
+    await repo.advance(trx, importId, { processed: to - from, created, updated, failed: staged.count + skips.length, errors });
+    return true;
+  });
+  // the last part is held by another runner: give it a moment instead of spinning on the lock
+  if (!ran) await new Promise((r) => setTimeout(r, 50));
+  return true;
+}
+
+async function groupsOf(db: Db, importId: string): Promise<string[]> {
+  const r = await db.selectFrom('imports').select('group_ids').where('id', '=', importId).executeTakeFirstOrThrow();
+  return r.group_ids;
+}
+
+/** Completes the job once every part is done (one runner does it; the others find it ended). */
+async function finishIfDone(db: Db, importId: string): Promise<false> {
+  const finished = await db.transaction().execute(async (trx) => {
+    const job = await repo.lock(trx, importId);
+    if (!job || job.status !== 'processing') return false;
+    if ((await repo.openParts(trx, importId)).length > 0) return false;
     const done = await repo.finish(trx, importId, { status: 'completed' });
     await recordEvent(trx, done.account_id, 'import.completed', countsOf(done));
-    return 'finished';
+    return true;
   });
-  if (outcome === 'finished') await repo.dropStaged(db, importId);
-  return outcome === 'again';
+  if (finished) await repo.dropStaged(db, importId);
+  return false;
 }
 
 /** Ends a job that cannot go on (retries exhausted), with the reason, and writes import.completed. */

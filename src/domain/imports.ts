@@ -9,6 +9,7 @@ import * as subscriberRepo from '../db/queries/subscribers.ts';
 import type { ImportError, ImportRow } from '../db/schema/imports.ts';
 import { LimitExceeded, NotFound, Validation } from './errors.ts';
 import * as fields from './fields.ts';
+import { BATCH } from './importWorker.ts';
 import { CHUNK, stageCsv, toStaged, type InputRow, type StageResult } from './importCsv.ts';
 import * as subscribers from './subscribers.ts';
 import { parseInput } from './validation.ts';
@@ -136,11 +137,12 @@ export async function discard(db: Db, upload: Upload): Promise<void> {
  * while counting, and imports still running reserve what they may yet create, so two imports started at
  * once cannot both fit into the same free places. On any refusal the upload is discarded.
  */
-export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: string[]): Promise<Job> {
+export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: string[] | string | undefined): Promise<Job> {
   const { importId, accountId } = upload;
   let row: ImportRow;
   try {
-    const groups = await subscribers.checkGroups(db, accountId, groupIds);
+    // a string is the multipart field's JSON text
+    const groups = await subscribers.checkGroups(db, accountId, Array.isArray(groupIds) ? groupIds : parseGroupIds(groupIds));
     const duplicate_count = await repo.markDuplicates(db, importId);
     row = await db.transaction().execute(async (trx) => {
       const { count, limit } = await subscriberRepo.lockAndCount(trx, accountId);
@@ -150,7 +152,9 @@ export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: s
       if (count + reserved + newCount > limit) {
         throw new LimitExceeded('Import would exceed the plan limit', { current_count: count + reserved, import_count: newCount, limit });
       }
-      return repo.start(trx, accountId, importId, { ...upload.staged, new_count: newCount, duplicate_count, group_ids: groups });
+      const started = await repo.start(trx, accountId, importId, { ...upload.staged, new_count: newCount, duplicate_count, group_ids: groups });
+      await repo.createParts(trx, importId, started.last_row, started.end_row, partsFor(upload.staged.total_rows), BATCH);
+      return started;
     });
   } catch (err) {
     await repo.remove(db, importId);
@@ -159,6 +163,11 @@ export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: s
   // after the commit; if this process dies first, the worker finds the job at its next start
   await queue.send(QUEUE, { importId } satisfies ImportJobData);
   return toJob(row);
+}
+
+/** Up to 4 parts of at least 10 batches each: enough for two runners to share, few enough to finish together. */
+function partsFor(rows: number): number {
+  return Math.max(1, Math.min(4, Math.floor(rows / (10 * BATCH))));
 }
 
 export const RowsInput = z.object({

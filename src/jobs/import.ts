@@ -1,4 +1,4 @@
-// The import worker: a pg-boss job per import runs its batches until the job ends.
+// The import worker: a pg-boss job per import runs its batches (in parallel parts on PostgreSQL) until the job ends.
 // Resumable by construction (the cursor commits with each batch); at start, imports still marked
 // processing — their process died — are queued again, and a second runner of one import only takes turns.
 import * as imports from '../domain/imports.ts';
@@ -12,14 +12,21 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
   const deps: imports.WorkerDeps = { verifier: fromConfig(ctx.config), secret: ctx.config.secret };
   let stopping = false;
 
+  // PostgreSQL runs one INSERT on one core: two runners per import work two parts at once (measured in
+  // bench/import.ts). PGlite has one connection, so a second runner would only wait.
+  const runners = ctx.handle.kind === 'postgres' ? 2 : 1;
+  const runOne = async (importId: string, runner: number) => {
+    while (await imports.runBatch(ctx.db, deps, importId, runner)) {
+      // stopping mid-import: fail this attempt so pg-boss hands it to another process (or to us after restart)
+      if (stopping) throw new Error('Worker stopping; the import resumes from its last batch');
+      // PGlite answers through microtasks only: without a macrotask turn, requests would starve until the import ends
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
   await ctx.queue.work<imports.ImportJobData>(imports.QUEUE, async ({ importId }, job) => {
     try {
-      while (await imports.runBatch(ctx.db, deps, importId)) {
-        // stopping mid-import: fail this attempt so pg-boss hands it to another process (or to us after restart)
-        if (stopping) throw new Error('Worker stopping; the import resumes from its last batch');
-        // PGlite answers through microtasks only: without a macrotask turn, requests would starve until the import ends
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await Promise.all(Array.from({ length: runners }, (_, i) => runOne(importId, i)));
     } catch (err) {
       if (stopping) throw err;
       ctx.log.error({ err, importId }, 'import batch failed');

@@ -89,9 +89,31 @@ export async function count(db: Db, accountId: string): Promise<number> {
   return Number(r.n);
 }
 
-/** The job row under FOR UPDATE: two runners of one import (a retry, a second instance) take turns per batch. */
+/** The job row under FOR UPDATE: taken last in a batch (counts, errors) and to finish the job. */
 export function lock(db: Db, importId: string): Promise<ImportRow | undefined> {
   return db.selectFrom('imports').selectAll().where('id', '=', importId).forUpdate().executeTakeFirst();
+}
+
+/** Splits rows (from, to] into `count` consecutive parts whose bounds fall on batch boundaries. */
+export async function createParts(db: Db, importId: string, from: number, to: number, count: number, batch: number): Promise<void> {
+  const size = Math.max(batch, Math.ceil((to - from) / count / batch) * batch);
+  const parts = [];
+  for (let k = 0, lo = from; lo < to || k === 0; k++, lo += size) parts.push({ import_id: importId, part: k, last_row: lo, end_row: Math.min(lo + size, to) });
+  await db.insertInto('import_parts').values(parts).execute();
+}
+
+/** Parts with rows left, in order. */
+export function openParts(db: Db, importId: string) {
+  return db.selectFrom('import_parts').select(['part', 'last_row', 'end_row']).where('import_id', '=', importId).whereRef('last_row', '<', 'end_row').orderBy('part').execute();
+}
+
+/** One part under FOR UPDATE SKIP LOCKED: undefined when another runner holds it. */
+export function claimPart(db: Db, importId: string, part: number) {
+  return db.selectFrom('import_parts').select(['part', 'last_row', 'end_row']).where('import_id', '=', importId).where('part', '=', part).forUpdate().skipLocked().executeTakeFirst();
+}
+
+export async function moveCursor(db: Db, importId: string, part: number, lastRow: number): Promise<void> {
+  await db.updateTable('import_parts').set({ last_row: lastRow }).where('import_id', '=', importId).where('part', '=', part).execute();
 }
 
 /** The rows of one batch that reach the upsert: valid and not overridden by a later row. */
@@ -163,11 +185,10 @@ const iso = (col: string) => sql`to_char(${sql.ref(col)} at time zone 'UTC', 'YY
 const subscriberJson = sql`jsonb_build_object('id', up.id, 'email', up.email, 'first_name', up.first_name, 'last_name', up.last_name,
   'phone', up.phone, 'status', up.status, 'custom_fields', up.custom_fields, 'created_at', ${iso('up.created_at')}, 'updated_at', ${iso('up.updated_at')})`;
 
-export function advance(db: Db, importId: string, v: { last_row: number; processed: number; created: number; updated: number; failed: number; errors: ImportError[] }) {
+export function advance(db: Db, importId: string, v: { processed: number; created: number; updated: number; failed: number; errors: ImportError[] }) {
   return db
     .updateTable('imports')
     .set((eb) => ({
-      last_row: v.last_row,
       processed_rows: eb('processed_rows', '+', v.processed),
       created_count: eb('created_count', '+', v.created),
       updated_count: eb('updated_count', '+', v.updated),
@@ -191,6 +212,7 @@ export function finish(db: Db, importId: string, v: { status: 'completed' | 'fai
 
 export async function dropStaged(db: Db, importId: string): Promise<void> {
   await db.deleteFrom('import_rows').where('import_id', '=', importId).execute();
+  await db.deleteFrom('import_parts').where('import_id', '=', importId).execute();
 }
 
 export async function remove(db: Db, importId: string): Promise<void> {

@@ -46,8 +46,16 @@ export interface ImportRowsTable {
   dup: Generated<boolean>;
 }
 
+export interface ImportPartsTable {
+  import_id: string;
+  part: number;
+  last_row: number;
+  end_row: number;
+}
+
 export interface ImportsTables {
   imports: ImportsTable;
+  import_parts: ImportPartsTable;
   import_rows: ImportRowsTable;
 }
 
