@@ -77,17 +77,26 @@ export interface Claimed {
   subscriber_id: string;
   email: string;
   attempts: number;
+  /** the subscriber as it is now (what templates see); status decides whether they still get it */
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  status: string;
+  custom_fields: Record<string, unknown>;
+  created_at: Date;
 }
 
 /**
  * Claims up to `limit` due queued rows of a campaign that is still sending, marks them 'sending' for this
- * worker and commits (one statement = its own transaction) before the caller talks SMTP.
+ * worker and commits (one statement = its own transaction) before the caller talks SMTP. Returns each
+ * row with its subscriber's current fields, so a batch costs one round trip.
  */
 export async function claim(db: Db, campaignId: string, workerId: string, limit: number): Promise<Claimed[]> {
   const r = await sql<Claimed>`
     update campaign_recipients r set state = 'sending', worker_id = ${workerId}::uuid, attempts = r.attempts + 1
     from (
-      select cr.id from campaign_recipients cr
+      select cr.id, s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at
+      from campaign_recipients cr join subscribers s on s.id = cr.subscriber_id
       where cr.campaign_id = ${campaignId}::uuid and cr.state = 'queued'
         and (cr.next_attempt_at is null or cr.next_attempt_at <= now())
         and exists (select 1 from campaigns c where c.id = cr.campaign_id and c.status = 'sending')
@@ -96,7 +105,7 @@ export async function claim(db: Db, campaignId: string, workerId: string, limit:
       for update of cr skip locked
     ) picked
     where r.id = picked.id
-    returning r.id, r.subscriber_id, r.email, r.attempts`.execute(db);
+    returning r.id, r.subscriber_id, r.email, r.attempts, picked.first_name, picked.last_name, picked.phone, picked.status, picked.custom_fields, picked.created_at`.execute(db);
   return r.rows.sort((a, b) => a.id - b.id);
 }
 
@@ -192,17 +201,6 @@ export async function retireWorker(db: Db, workerId: string, leaseMs: number): P
 /** Campaigns currently sending, oldest first (what the workers have to do). */
 export async function sendingCampaigns(db: Db, limit = 50): Promise<{ id: string; account_id: string }[]> {
   return db.selectFrom('campaigns').select(['id', 'account_id']).where('status', '=', 'sending').orderBy('started_at').limit(limit).execute();
-}
-
-/** The subscribers behind a claimed batch, with what templates need; missing ones were deleted. */
-export async function subscribersOf(db: Db, accountId: string, ids: string[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('subscribers')
-    .select(['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'created_at'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
 }
 
 export async function findSubscriber(db: Db, accountId: string, by: { subscriber_id?: string; email?: string }) {

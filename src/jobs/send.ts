@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import * as ledger from '../domain/ledger.ts';
 import { prepare, type PreparedCampaign } from '../mail/campaignMessage.ts';
+import type { RenderSubscriber } from '../mail/render.ts';
 import { createTransport, type MailTransport, type OutgoingMessage, type SendResult } from '../mail/transport.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 import { RateGate } from './sendRate.ts';
@@ -41,7 +42,9 @@ class Sender {
 
   constructor(private readonly ctx: WorkerContext) {
     this.transport = createTransport(ctx.config, ctx.db);
-    this.slots = new Semaphore(Math.max(1, ctx.config.SEND_CONCURRENCY));
+    // twice the SMTP connections: the pool then always has the next message queued when a connection
+    // frees up (the pool itself still opens at most SEND_CONCURRENCY connections)
+    this.slots = new Semaphore(2 * Math.max(1, ctx.config.SEND_CONCURRENCY));
     this.rate = new RateGate(ctx.db, ctx.config.SEND_RATE_PER_SECOND);
   }
 
@@ -120,48 +123,49 @@ class Sender {
       await ledger.record(db, this.me, batch.map((r) => ({ id: r.id, state: 'failed' as const, error })));
       return;
     }
-    const subs = new Map((await ledger.subscribersOf(db, c.account_id, batch.map((r) => r.subscriber_id))).map((s) => [s.id, s]));
-    const ready: { row: ledger.Claimed; msg: OutgoingMessage }[] = [];
+    const ready: { row: ledger.Claimed; sub: RenderSubscriber }[] = [];
     for (const row of batch) {
-      const sub = subs.get(row.subscriber_id);
       // the audience was frozen earlier; whoever unsubscribed, bounced or complained since is not mailed
-      if (!sub || sub.status !== 'active') {
-        outcomes.push({ id: row.id, state: 'skipped', error: `Subscriber is ${sub ? sub.status : 'deleted'}` });
-        continue;
-      }
-      try {
-        ready.push({ row, msg: campaign.build(sub) });
-      } catch (err) {
-        outcomes.push({ id: row.id, state: 'failed', error: `Template error: ${(err as Error).message}` });
-      }
+      if (row.status === 'active') ready.push({ row, sub: { ...row, id: row.subscriber_id } });
+      else outcomes.push({ id: row.id, state: 'skipped', error: `Subscriber is ${row.status}` });
     }
     if (this.transport.sendMany && config.SEND_RATE_PER_SECOND === 0) {
-      const results = await this.transport.sendMany(ready.map((r) => r.msg)).catch((err) => ready.map(() => transient(err)));
-      ready.forEach((r, i) => outcomes.push(this.outcome(r.row, results[i]!)));
+      const built = ready.flatMap((r) => this.build(campaign, r.row, r.sub, outcomes));
+      const results = await this.transport.sendMany(built.map((b) => b.msg)).catch((err) => built.map(() => transient(err)));
+      built.forEach((b, i) => outcomes.push(this.outcome(b.row, results[i]!)));
     } else {
-      await this.pump(c.id, ready, outcomes);
+      await this.pump(campaign, ready, outcomes);
     }
     await ledger.record(db, this.me, outcomes);
   }
 
-  /** Sends one by one through the shared slots; stops handing out messages on cancel or shutdown. */
-  private async pump(campaignId: string, ready: { row: ledger.Claimed; msg: OutgoingMessage }[], outcomes: ledger.Outcome[]): Promise<void> {
+  /**
+   * Renders and sends one by one through the shared slots, rendering each message just before it goes
+   * (a whole batch rendered at once would block the event loop and idle every SMTP connection meanwhile).
+   * Stops handing out messages on cancel or shutdown.
+   */
+  private async pump(campaign: PreparedCampaign, ready: { row: ledger.Claimed; sub: RenderSubscriber }[], outcomes: ledger.Outcome[]): Promise<void> {
     const inFlight: Promise<void>[] = [];
-    for (const { row, msg } of ready) {
+    for (const { row, sub } of ready) {
       if (this.stopped) {
         // never handed to SMTP: back to the queue for the next worker, attempt not counted
         outcomes.push({ id: row.id, state: 'queued', error: 'Released at shutdown', retry_in_ms: 0, release: true });
         continue;
       }
-      if ((await this.status(campaignId)) !== 'sending') {
+      if ((await this.status(campaign.id)) !== 'sending') {
         outcomes.push({ id: row.id, state: 'skipped', error: 'Campaign was cancelled' });
         continue;
       }
       await this.rate.take();
       await this.slots.acquire();
+      const [built] = this.build(campaign, row, sub, outcomes);
+      if (!built) {
+        this.slots.release();
+        continue;
+      }
       inFlight.push(
         this.transport
-          .send(msg)
+          .send(built.msg)
           .catch(transient)
           .then((res) => {
             outcomes.push(this.outcome(row, res));
@@ -170,6 +174,16 @@ class Sender {
       );
     }
     await Promise.all(inFlight);
+  }
+
+  /** The message for one recipient, or a `failed` outcome when its template fails at render time. */
+  private build(campaign: PreparedCampaign, row: ledger.Claimed, sub: RenderSubscriber, outcomes: ledger.Outcome[]): { row: ledger.Claimed; msg: OutgoingMessage }[] {
+    try {
+      return [{ row, msg: campaign.build(sub) }];
+    } catch (err) {
+      outcomes.push({ id: row.id, state: 'failed', error: `Template error: ${(err as Error).message}` });
+      return [];
+    }
   }
 
   private outcome(row: ledger.Claimed, res: SendResult): ledger.Outcome {

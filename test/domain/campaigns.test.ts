@@ -51,7 +51,8 @@ async function rejects(p: Promise<unknown>, kind: typeof Validation | typeof Sta
     assert.ok(err instanceof kind, `expected ${kind.name}, got ${err?.constructor?.name}: ${err?.message}`);
     if (typeof message === 'string') assert.equal(err.message, message);
     else assert.match(err.message, message);
-    if (field) assert.ok(err.fields?.[field], `no ${field} in ${JSON.stringify(err.fields)}`);
+    const fields = (err as { fields?: Record<string, string[]> }).fields;
+    if (field) assert.ok(fields?.[field], `no ${field} in ${JSON.stringify(fields)}`);
     return true;
   });
 }

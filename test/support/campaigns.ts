@@ -80,6 +80,7 @@ export async function sendCampaignTo(db: Db, api: Api, accountId: string, emails
   };
 }
 
-export async function eventsOfType(db: Db, accountId: string, type: string) {
-  return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('type', '=', type).orderBy('seq').execute();
+/** Events of one type, oldest first; `data` typed loosely for assertions. */
+export async function eventsOfType(db: Db, accountId: string, type: string): Promise<{ subscriber_id: string | null; data: any }[]> {
+  return db.selectFrom('events').select(['subscriber_id', 'data']).where('account_id', '=', accountId).where('type', '=', type).orderBy('seq').execute();
 }

@@ -1,0 +1,175 @@
+// npm run bench -- send [--recipients 100000] [--concurrency 10] [--batch 500]
+// Issue 5's numbers: a campaign to N recipients on PostgreSQL, sent by the real server (a child process)
+// over SMTP to an smtp-server sink in ANOTHER process; in the same run the baseline: a bare pooled
+// nodemailer blast of the same messages (same size, same headers, same connections) to the same sink.
+// Prints msg/s for both, the ratio (target ≥ 0.8) and the server's RSS before, peak and growth during the
+// send (target < 100 MB growth).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import nodemailer from 'nodemailer';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { fmt, freshDatabase, newAccount, startServer } from './support.ts';
+
+const SUBJECT = 'Spring news for {{ subscriber.first_name }}';
+// ~2.5 KB of HTML with personalisation and three tracked links: a typical newsletter body
+const HTML =
+  '<html><body><h1>Hello {{ subscriber.first_name | default: "there" }}</h1>' +
+  '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(12) +
+  '<p><a href="https://example.org/spring">Read more</a> · <a href="https://example.org/shop?utm=mail">Shop</a> · <a href="https://example.org/about">About</a></p>' +
+  '<p>{{ subscriber.custom_fields.company }}</p></body></html>';
+
+export default async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { recipients: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '10' }, batch: { type: 'string', default: '500' } } });
+  const n = Number(values.recipients);
+  const concurrency = Number(values.concurrency);
+  const sink = await startSinkProcess();
+  const db = await freshDatabase('mg_bench_send');
+  const server = await startServer({ DATABASE_URL: db.url, SMTP_URL: sink.url, SEND_CONCURRENCY: String(concurrency), SEND_BATCH_SIZE: values.batch!, WORKER_POLL_MS: '200' });
+  try {
+    const { accountId, key } = await newAccount(server, n + 10);
+    const groupId = await seed(db.url, accountId, n);
+    console.log(`Send: ${fmt(n)} recipients on PostgreSQL, SEND_CONCURRENCY ${concurrency}, sink in another process (pid ${sink.pid})`);
+
+    const blast = await baseline(sink, n, concurrency);
+    console.log(`  baseline (bare pooled nodemailer, ${concurrency} connections): ${blast.toFixed(1)} s = ${fmt(n / blast)} msg/s`);
+
+    await sink.reset();
+    const api = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}/api/v1/external${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    const campaign = await api('POST', '/campaigns', { name: 'Bench', subject: SUBJECT, from_name: 'Bench', from_email: 'bench@example.org', content_html: HTML, group_ids: [groupId] });
+    const before = server.memory();
+    let peakRss = before.rssKb;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.memory().rssKb)), 250);
+    const t0 = performance.now();
+    const scheduled = await api('POST', `/campaigns/${campaign.data.id}/schedule`, { delivery: 'instant' });
+    const frozen = (performance.now() - t0) / 1000;
+    let status = scheduled.data?.status;
+    let stats: any;
+    while (status !== 'sent') {
+      await new Promise((r) => setTimeout(r, 500));
+      const c = await api('GET', `/campaigns/${campaign.data.id}`);
+      status = c.data.status;
+      stats = c.data.stats;
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    const counted = await sink.count();
+    const after = server.memory();
+    console.log(`  mailgrove (schedule → status sent, incl. freezing the audience ${frozen.toFixed(1)} s): ${seconds.toFixed(1)} s = ${fmt(n / seconds)} msg/s`);
+    console.log(`  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`);
+    console.log(`  ratio mailgrove/baseline: ${(blast / seconds).toFixed(2)} (target ≥ 0.8)`);
+    console.log(`  server RSS: ${mb(before.rssKb)} before, ${mb(peakRss)} peak during the send (growth ${mb(peakRss - before.rssKb)}, target < 100 MB), ${mb(after.rssKb)} after; VmHWM ${mb(after.hwmKb)}`);
+  } finally {
+    await server.stop();
+    sink.child.kill();
+    await db.drop();
+  }
+}
+
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+
+/** n subscribers in one group, set-based (setup, not measured). */
+async function seed(url: string, accountId: string, n: number): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const g = await c.query(`insert into groups (account_id, name) values ($1, 'Bench audience') returning id`, [accountId]);
+    const groupId = g.rows[0].id as string;
+    await c.query(
+      `with s as (
+         insert into subscribers (account_id, email, first_name, custom_fields)
+         select $1, 'bench' || i || '@example.net', 'Name' || i, jsonb_build_object('company', 'Company ' || i)
+         from generate_series(1, $2::int) i returning id)
+       insert into subscriber_groups (group_id, subscriber_id, account_id) select $3, id, $1 from s`,
+      [accountId, n, groupId],
+    );
+    await c.query('analyze');
+    return groupId;
+  } finally {
+    await c.end();
+  }
+}
+
+/** The bare blast: the same subject/HTML/text sizes and bulk headers, personalised by plain string replace. */
+async function baseline(sink: Sink, n: number, concurrency: number): Promise<number> {
+  const transport = nodemailer.createTransport({ pool: true, maxConnections: concurrency, maxMessages: Infinity, host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true } as any);
+  const html = HTML.replace('{{ subscriber.first_name | default: "there" }}', 'NAME').replace('{{ subscriber.custom_fields.company }}', 'Company NAME');
+  const text = html.replace(/<[^>]+>/g, ' ');
+  const t0 = performance.now();
+  const window = new Set<Promise<unknown>>();
+  for (let i = 1; i <= n; i++) {
+    const name = `Name${i}`;
+    const p = transport
+      .sendMail({
+        from: 'Bench <bench@example.org>',
+        to: `bench${i}@example.net`,
+        subject: SUBJECT.replace('{{ subscriber.first_name }}', name),
+        html: html.replaceAll('NAME', name),
+        text: text.replaceAll('NAME', name),
+        headers: { 'List-Unsubscribe': `<https://example.org/u/${'x'.repeat(70)}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', Precedence: 'bulk' },
+      })
+      .finally(() => window.delete(p));
+    window.add(p);
+    if (window.size >= concurrency * 4) await Promise.race(window);
+  }
+  await Promise.all(window);
+  const seconds = (performance.now() - t0) / 1000;
+  transport.close();
+  const c = await sink.count();
+  if (c.total !== n) throw new Error(`baseline: the sink got ${c.total} of ${n}`);
+  return seconds;
+}
+
+interface Sink {
+  port: number;
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  count(): Promise<{ total: number; distinct: number }>;
+  reset(): Promise<void>;
+}
+
+/** The sink in its own process (this file run with MAILGROVE_BENCH_SINK=1), controlled over IPC. */
+async function startSinkProcess(): Promise<Sink> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname], { env: { ...process.env, MAILGROVE_BENCH_SINK: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = <T>(msg: string) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (m) => resolve(m as T));
+      child.send(msg);
+    });
+  const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', (m) => resolve(m as { port: number })));
+  return { port, url: `smtp://127.0.0.1:${port}?starttls=false`, pid: child.pid!, child, count: () => ask('count'), reset: () => ask('reset') };
+}
+
+function sinkMain(): void {
+  let total = 0;
+  let rcpts = new Set<string>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    maxClients: 1000,
+    onData(stream, session, cb) {
+      stream.on('data', () => {});
+      stream.on('end', () => {
+        for (const r of session.envelope.rcptTo) rcpts.add(r.address);
+        total += session.envelope.rcptTo.length;
+        cb();
+      });
+    },
+  });
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.server.address() as { port: number }).port }));
+  process.on('message', (m) => {
+    if (m === 'count') process.send!({ total, distinct: rcpts.size });
+    if (m === 'reset') {
+      total = 0;
+      rcpts = new Set();
+      process.send!({});
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+if (process.env.MAILGROVE_BENCH_SINK === '1' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) sinkMain();
