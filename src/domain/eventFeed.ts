@@ -6,8 +6,11 @@
 // become visible when their transaction commits. A transaction holding seq 10 may commit after one
 // holding seq 11 was read, and a plain cursor would then skip 10 forever. So the reader stops at the first
 // missing seq and only steps over it once it is provably dead (rolled back, or deleted with its
-// subscriber): every transaction that was running when the gap was seen has ended (the snapshot's xmin has
-// passed the xmax recorded then), and the row still is not there.
+// subscriber). The proof: an INSERT locks the events table (RowExclusiveLock) before it takes a seq and
+// keeps the lock until commit, so every transaction that could still hold a missing seq was among the
+// lock holders listed right after the gap was seen; once none of those is holding it any more, the row
+// either is visible now or will never be. Only event writers count (not every transaction of the
+// cluster, as the snapshot's xmin would), so an unrelated long transaction does not stall the feed.
 import { sql } from 'kysely';
 import type { Db } from '../db/client.ts';
 
@@ -31,8 +34,8 @@ export interface FeedBatch {
 interface Horizon {
   /** the highest seq visible in the round that recorded it: every smaller seq was already taken then */
   seq: number;
-  /** next transaction id at that moment: once xmin passes it, all transactions of that time have ended */
-  xmax: bigint;
+  /** the transactions (virtualtransaction ids) writing to events just after that round's read */
+  writers: Set<string>;
 }
 
 class CursorMoved extends Error {}
@@ -49,8 +52,9 @@ export class EventFeed {
    * Handles the next batch of committed events, if any, and moves the cursor past it.
    * Returns how many events were handled (0 = caught up, or waiting on a gap).
    */
-  async consume(db: Db, handle: (trx: Db, batch: FeedBatch) => Promise<void>): Promise<number> {
-    const xminBefore = await snapshotBound(db, 'xmin');
+  async consume(db: Db, handle: (trx: Db, batch: FeedBatch) => Promise<void>, reread = true): Promise<number> {
+    // only needed while a gap is pending; taken before the read, so a writer gone by now has its row visible below
+    const writersNow = this.horizons.length > 0 ? await eventWriters(db) : new Set<string>();
     const cursor = await this.cursor(db);
     const rows = await db
       .selectFrom('events')
@@ -60,9 +64,8 @@ export class EventFeed {
       .limit(this.batchSize)
       .execute();
     if (rows.length === 0) return 0;
-    const xmaxAfter = await snapshotBound(db, 'xmax');
 
-    const settled = this.settledUpTo(xminBefore);
+    const settled = this.settledUpTo(writersNow);
     let expected = cursor + 1;
     const accepted: FeedEvent[] = [];
     for (const row of rows) {
@@ -71,8 +74,12 @@ export class EventFeed {
       accepted.push(row);
       expected = row.seq + 1;
     }
-    if (accepted.length < rows.length) this.remember({ seq: rows.at(-1)!.seq, xmax: xmaxAfter });
-    if (accepted.length === 0) return 0;
+    if (accepted.length < rows.length) {
+      const writers = await eventWriters(db);
+      this.remember({ seq: rows.at(-1)!.seq, writers });
+      // nobody is writing events (always so on PGlite): one more read settles the gap without a poll's wait
+      if (accepted.length === 0) return writers.size === 0 && reread ? this.consume(db, handle, false) : 0;
+    }
 
     const toSeq = accepted.at(-1)!.seq;
     try {
@@ -103,25 +110,26 @@ export class EventFeed {
     return this.cursor(db);
   }
 
-  /** The highest seq below which every gap is dead, given the xmin seen before this round's read. */
-  private settledUpTo(xmin: bigint): number {
+  /** The highest seq below which every gap is dead: no writer of its round is still writing. */
+  private settledUpTo(writersNow: Set<string>): number {
     let settled = 0;
-    for (const h of this.horizons) if (h.xmax <= xmin && h.seq > settled) settled = h.seq;
+    for (const h of this.horizons) if (h.seq > settled && ![...h.writers].some((w) => writersNow.has(w))) settled = h.seq;
     return settled;
   }
 
   private remember(h: Horizon) {
     this.horizons.push(h);
-    // a long transaction can hold xmin back for a while; the oldest horizons matter most, keep a few
+    // a long writer can keep a gap open for a while; the oldest horizons matter most, keep a few
     if (this.horizons.length > 32) this.horizons.splice(1, 1);
   }
 }
 
-async function snapshotBound(db: Db, which: 'xmin' | 'xmax'): Promise<bigint> {
-  const q =
-    which === 'xmin'
-      ? sql<{ v: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as v`
-      : sql<{ v: string }>`select pg_snapshot_xmax(pg_current_snapshot())::text as v`;
-  const { rows } = await q.execute(db);
-  return BigInt(rows[0]!.v);
+/** Transactions of other sessions holding a lock on this database's events table (PGlite: none). */
+async function eventWriters(db: Db): Promise<Set<string>> {
+  const { rows } = await sql<{ v: string }>`
+    select distinct virtualtransaction as v from pg_locks
+     where locktype = 'relation' and granted and pid <> pg_backend_pid()
+       and relation = 'events'::regclass
+       and database = (select oid from pg_database where datname = current_database())`.execute(db);
+  return new Set(rows.map((r) => r.v));
 }

@@ -81,7 +81,8 @@ describe('Automation › welcome series (join group → email → 2-day delay �
     assert.match(first.html as string, /href="http:\/\/[^"]+\/u\/[\w-]+"/, 'and a link, appended to the template');
     assert.equal(first.headers.get('x-mailgrove-automation'), auto.id);
 
-    const waiting = (await runsOf(api, auto.id))[0];
+    // the sink has the email a moment before the run commits its advance past the send and the delay
+    const waiting = await until('the run waiting on its delay', async () => (await runsOf(api, auto.id)).find((r) => r.current_step?.path === '2'));
     assert.equal(waiting.status, 'active');
     assert.deepEqual(waiting.current_step, { path: '2', type: 'send_email' });
     assert.ok(Date.parse(waiting.next_run_at) - started >= 1500, 'the 2-day delay is time-scaled to ~2 s, not skipped');
