@@ -219,17 +219,20 @@ describe('Tool endpoint › JSON-RPC errors', () => {
 
   test('-32603 Internal error for an unexpected exception: a request id, no stack, nothing internal', async () => {
     const { mcp } = await account();
-    const created = await mcp.call('add_subscriber', { email: 'boom@example.com' });
-    // take a table away from under get_subscriber: the query fails the way a real outage would
-    await sql`alter table subscriber_notes rename to subscriber_notes_away`.execute(s.db);
+    // put a view that fails when read in place of the table: get_subscriber_count's query fails the way a real
+    // outage would (a view in this schema, not a plain rename, because on PostgreSQL the search_path could fall
+    // back to a public.subscribers; tests in a file run one at a time, so nothing else needs the table meanwhile)
+    await sql`alter table subscribers rename to subscribers_away`.execute(s.db);
+    await sql`create view subscribers as select * from subscribers_away where (select 1 / 0) = 1`.execute(s.db);
     try {
-      const r = await mcp.call('get_subscriber', { subscriber_id: created.body.data.id });
+      const r = await mcp.call('get_subscriber_count', {});
       assert.equal(r.error?.code, -32603);
       assert.equal(r.error!.message, 'Internal error');
       assert.match(r.error!.data.request_id, /\S/);
-      assert.doesNotMatch(JSON.stringify(r.res.body), /subscriber_notes|at .*\.ts|relation/);
+      assert.doesNotMatch(JSON.stringify(r.res.body), /division|subscribers|at .*\.ts|relation/);
     } finally {
-      await sql`alter table subscriber_notes_away rename to subscriber_notes`.execute(s.db);
+      await sql`drop view subscribers`.execute(s.db);
+      await sql`alter table subscribers_away rename to subscribers`.execute(s.db);
     }
   });
 });
