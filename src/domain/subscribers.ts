@@ -105,10 +105,9 @@ export async function create(db: Db, accountId: string, input: NewSubscriber, so
 }
 
 export async function getFull(db: Db, accountId: string, by: { id: string } | { email: string }): Promise<FullSubscriber> {
-  const row = 'id' in by ? await repo.findById(db, accountId, by.id) : await repo.findByEmail(db, accountId, by.email.trim());
+  const row = await repo.findFull(db, accountId, 'id' in by ? by : { email: by.email.trim() });
   if (!row) throw new NotFound('Subscriber not found');
-  const [groups, notes] = [await repo.groupsOf(db, accountId, row.id), await repo.notesOf(db, accountId, row.id)];
-  return { ...row, groups, notes };
+  return { ...row, notes: row.notes.map((n) => ({ ...n, created_at: new Date(n.created_at) })) };
 }
 
 export async function get(db: Db, accountId: string, id: string): Promise<Subscriber> {
@@ -121,7 +120,8 @@ export async function list(db: Db, accountId: string, query: ListQuery) {
   const q = parseInput(ListQuery, query);
   const search = q.search === '' ? undefined : q.search;
   const filter = { status: q.status, search, group_id: q.group_id };
-  const [rows, total] = [await repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }), await repo.countMatching(db, accountId, filter)];
+  // two statements at once: on PostgreSQL they run on two connections (PGlite queues them anyway)
+  const [rows, total] = await Promise.all([repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }), repo.countMatching(db, accountId, filter)]);
   return {
     subscribers: rows,
     pagination: { current_page: q.page, total_pages: Math.ceil(total / q.per_page), total_count: total, per_page: q.per_page },

@@ -1,5 +1,6 @@
 // SQL for the subscribers table and its memberships/notes: one function per query, accountId always.
 import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../client.ts';
 import type { NewSubscriberRow, SubscriberStatus } from '../schema.ts';
 import { containsPattern } from './likePattern.ts';
@@ -91,6 +92,40 @@ export function insert(db: Db, row: NewSubscriberRow) {
     .onConflict((oc) => oc.expression(sql`account_id, lower(email)`).doNothing())
     .returningAll()
     .executeTakeFirst(); // undefined = the unique index refused a duplicate email
+}
+
+/**
+ * One subscriber with its groups and notes in one round trip (json subqueries): the single-subscriber read
+ * is the API's hottest path, and three sequential queries cost three round trips under load.
+ * notes[].created_at comes back as JSON text; the domain turns it into a Date.
+ */
+export function findFull(db: Db, accountId: string, by: { id: string } | { email: string }) {
+  return db
+    .selectFrom('subscribers as s')
+    .selectAll('s')
+    .select((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('subscriber_groups as sg')
+          .innerJoin('groups as g', 'g.id', 'sg.group_id')
+          .select(['g.id', 'g.name'])
+          .whereRef('sg.subscriber_id', '=', 's.id')
+          .where('sg.account_id', '=', accountId)
+          .orderBy('g.name'),
+      ).as('groups'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('subscriber_notes as n')
+          .select(['n.id', 'n.content', 'n.created_at'])
+          .whereRef('n.subscriber_id', '=', 's.id')
+          .where('n.account_id', '=', accountId)
+          .orderBy('n.created_at'),
+      ).as('notes'),
+    ])
+    .where('s.account_id', '=', accountId)
+    .$if('id' in by, (qb) => qb.where('s.id', '=', (by as { id: string }).id))
+    .$if('email' in by, (qb) => qb.where((eb) => eb(eb.fn('lower', ['s.email']), '=', (by as { email: string }).email.toLowerCase())))
+    .executeTakeFirst();
 }
 
 export function groupsOf(db: Db, accountId: string, subscriberId: string) {
