@@ -26,6 +26,8 @@ const INSTRUCTIONS =
 type Message = Record<string, unknown>;
 type Answer = rpc.JsonRpcError | { jsonrpc: '2.0'; id: rpc.JsonRpcId; result: unknown } | undefined; // undefined: nothing to answer (notification) → 202
 
+export const MCP_BODY_LIMIT = 8 * 1024 * 1024;
+
 export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRateLimiter }) {
   catalogue(); // DESIGN §5: JSON Schemas are computed once, at start, not per tools/list
   const allowedOrigins = new Set(
@@ -35,11 +37,12 @@ export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRate
   );
 
   // the body reaches the handler as raw text whatever its content type, so a malformed body is our
-  // -32700 (after auth) and not Fastify's 400; the 1 MB bodyLimit still applies (413)
+  // -32700 (after auth) and not Fastify's 400. The body limit is MCP_BODY_LIMIT, above REST's 1 MB:
+  // import_subscribers_to_group takes up to 50,000 rows in one call (~4 MB of JSON)
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err.statusCode === 413) return reply.code(413).send({ error: 'Payload Too Large', message: 'Request body is larger than 1 MB' });
+    if (err.statusCode === 413) return reply.code(413).send({ error: 'Payload Too Large', message: `Request body is larger than ${MCP_BODY_LIMIT / 1024 / 1024} MB` });
     if (err.statusCode && err.statusCode < 500) return reply.code(err.statusCode).send({ error: err.message });
     req.log.error({ err, reqId: req.id }, 'MCP request failed');
     return reply.code(500).send({ error: 'Internal server error', request_id: req.id });
@@ -52,7 +55,7 @@ export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRate
     handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').send({ error: 'Method Not Allowed', message: 'Use POST for the MCP endpoint' }),
   });
 
-  app.post('/', async (req, reply) => {
+  app.post('/', { bodyLimit: MCP_BODY_LIMIT }, async (req, reply) => {
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
       return reply.code(403).send({ error: 'Forbidden', message: 'Origin not allowed' });

@@ -1,6 +1,7 @@
 // The tool endpoint's protocol rules (spec "Tool endpoint", "Errors"; DESIGN §5), one test per rule,
 // against the real server. Tool behaviour is tested per resource in the other files of this folder.
 import assert from 'node:assert/strict';
+import { MCP_BODY_LIMIT } from '../../../src/http/mcp/endpoint.ts';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import * as apiKeys from '../../../src/domain/apiKeys.ts';
@@ -73,9 +74,9 @@ describe('Tool endpoint › HTTP layer', () => {
     await unauthorized({ authorization: `Bearer ${k.key}` });
   });
 
-  test('413 for a body over 1 MB', async () => {
+  test('413 for a body over MCP_BODY_LIMIT (8 MB; 50,000 import rows fit)', async () => {
     const { key } = await account();
-    const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1024 * 1024) } }), { 'content-type': 'application/json' }, key);
+    const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MCP_BODY_LIMIT) } }), { 'content-type': 'application/json' }, key);
     assert.equal(res.status, 413);
   });
 
