@@ -1,6 +1,8 @@
-// Reads "Authorization: Bearer <key>" and resolves the key; shared by REST, MCP and the CLI-facing admin calls.
+// Reads "Authorization: Bearer <key>" and resolves the key; shared by REST and MCP. A key found once is
+// served from the key cache (auth/keyCache.ts) until it expires, is revoked, or its entry ages out.
 import type { Db } from '../db/client.ts';
 import * as apiKeys from '../domain/apiKeys.ts';
+import { cacheFor } from './keyCache.ts';
 
 export type { KeyContext, AuthFailure } from '../domain/apiKeys.ts';
 
@@ -18,8 +20,27 @@ export function bearerToken(header: string | undefined): string | apiKeys.AuthFa
   return m ? m[1]! : 'malformed';
 }
 
+const lastTouch = new Map<string, number>();
+
 export async function authenticateHeader(db: Db, header: string | undefined): Promise<apiKeys.KeyContext | apiKeys.AuthFailure> {
   const token = bearerToken(header);
   if (token === 'missing' || token === 'malformed') return token;
-  return apiKeys.authenticate(db, token);
+  if (!apiKeys.KEY_PATTERN.test(token)) return 'unknown';
+  const cache = cacheFor(db);
+  const hash = apiKeys.hashKey(token);
+  const hit = cache.lookup(hash);
+  if (hit === 'expired') return hit;
+  if (hit) {
+    const now = Date.now();
+    if (now - (lastTouch.get(hit.keyId) ?? 0) > apiKeys.TOUCH_EVERY_MS) {
+      lastTouch.set(hit.keyId, now);
+      apiKeys.touch(db, hit.keyId);
+    }
+    return hit;
+  }
+  const found = await apiKeys.resolve(db, token);
+  if (typeof found === 'string') return found;
+  cache.store(hash, found.ctx, found.expiresAt);
+  lastTouch.set(found.ctx.keyId, Date.now());
+  return found.ctx;
 }

@@ -1,8 +1,9 @@
 // API keys of an account (DESIGN §3): value "mailgrove_" + 32 lowercase hex, stored only as a SHA-256 hash.
-// The raw value is returned once, by create. Revocation and expiry take effect on the next request,
-// because authenticate reads the row every time (no cache that could outlive a revoke).
+// The raw value is returned once, by create. Revocation and expiry take effect on the next request:
+// authenticate reads the row, and the faces' key cache (auth/keyCache.ts) is told by revoke.
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { denyEverywhere } from '../auth/keyCache.ts';
 import { ScopeList } from '../auth/scopes.ts';
 import type { Db } from '../db/client.ts';
 import { NotFound } from './errors.ts';
@@ -10,7 +11,7 @@ import { storableString } from './storable.ts';
 import { parseInput } from './validation.ts';
 
 export const KEY_PREFIX = 'mailgrove_';
-const KEY_PATTERN = /^mailgrove_[0-9a-f]{32}$/;
+export const KEY_PATTERN = /^mailgrove_[0-9a-f]{32}$/;
 
 export const NewApiKey = z.object({
   name: storableString().trim().min(1, 'Name is required').max(100),
@@ -78,7 +79,8 @@ export async function revoke(db: Db, accountId: string | null, keyId: string): P
     .$if(accountId !== null, (qb) => qb.where('account_id', '=', accountId!))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) {
+  if (Number(result.numUpdatedRows) > 0) denyEverywhere(keyId);
+  else {
     const exists = await db
       .selectFrom('api_keys')
       .select('id')
@@ -101,6 +103,12 @@ export interface KeyContext {
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 
 export async function authenticate(db: Db, raw: string): Promise<KeyContext | AuthFailure> {
+  const found = await resolve(db, raw);
+  return typeof found === 'string' ? found : found.ctx;
+}
+
+/** authenticate, with the key's expiry (what a cache needs to refuse it later without asking again). */
+export async function resolve(db: Db, raw: string): Promise<{ ctx: KeyContext; expiresAt: Date | null } | AuthFailure> {
   if (!KEY_PATTERN.test(raw)) return 'unknown';
   const row = await db
     .selectFrom('api_keys as k')
@@ -111,16 +119,15 @@ export async function authenticate(db: Db, raw: string): Promise<KeyContext | Au
   if (!row) return 'unknown';
   if (row.revoked_at) return 'revoked';
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'expired';
-  // last_used_at is for people, not for audits: one write a minute per key keeps it off the hot path
-  if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > 60_000) {
-    db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', row.id).execute().catch(() => {});
-  }
-  return {
-    keyId: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    scopes: row.scopes,
-    userId: row.user_id,
-    idpUserId: row.idp_user_id,
-  };
+  if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > TOUCH_EVERY_MS) touch(db, row.id);
+  const ctx = { keyId: row.id, accountId: row.account_id, name: row.name, scopes: row.scopes, userId: row.user_id, idpUserId: row.idp_user_id };
+  return { ctx, expiresAt: row.expires_at };
+}
+
+/** last_used_at is for people, not for audits: one write a minute per key keeps it off the hot path. */
+export const TOUCH_EVERY_MS = 60_000;
+
+/** Records that the key was used, without waiting (a failed write must not fail the request). */
+export function touch(db: Db, keyId: string): void {
+  db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', keyId).execute().catch(() => {});
 }

@@ -3,6 +3,7 @@
 // route files. Errors are mapped once, by restError.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_MESSAGES, authenticateHeader } from '../../auth/bearer.ts';
+import { stopCache } from '../../auth/keyCache.ts';
 import { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../auth/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
@@ -15,6 +16,7 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
   acceptJsonOnly(app);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
   app.decorateRequest('key', null as any);
+  app.addHook('onClose', async () => stopCache(app.db));
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const auth = await authenticateHeader(app.db, req.headers.authorization);
     if (typeof auth === 'string') return reply.code(401).send({ success: false, error: 'Unauthorized', message: AUTH_MESSAGES[auth] });

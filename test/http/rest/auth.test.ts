@@ -80,9 +80,39 @@ describe('Authentication', () => {
     const { key, accountId } = await s.newAccount();
     const api = restClient(s.url, key);
     assert.equal((await api.get('/subscribers')).status, 200);
+    for (let i = 0; i < 3; i++) assert.equal((await api.get('/test-auth')).status, 200, 'warm: the key is cached');
     const [info] = await apiKeys.list(s.db, accountId);
     await apiKeys.revoke(s.db, accountId, info!.id);
     for (const route of ROUTES) assert401(await request(key, route), `${route.method} ${route.path}`);
+  });
+
+  test('Authentication › a key revoked elsewhere (another instance, the CLI, SQL) → 401 within about a second', async () => {
+    const { key, accountId } = await s.newAccount();
+    const api = restClient(s.url, key);
+    for (let i = 0; i < 3; i++) assert.equal((await api.get('/test-auth')).status, 200, 'warm: the key is cached');
+    // what another process does: the row changes, nothing in this process is told
+    await s.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('account_id', '=', accountId).execute();
+    const started = Date.now();
+    let res = await api.get('/test-auth');
+    while (res.status === 200 && Date.now() - started < 5000) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await api.get('/test-auth');
+    }
+    assert401(res, 'revoked by SQL');
+    assert.equal(res.body.message, 'API key has been revoked');
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  });
+
+  test('Authentication › a key that expires while in use → 401 expired (also when it was cached)', async () => {
+    const { accountId } = await s.newAccount();
+    const soon = await s.newKey(accountId, ['*'], { expires_at: new Date(Date.now() + 1500) });
+    const api = restClient(s.url, soon.key);
+    assert.equal((await api.get('/test-auth')).status, 200);
+    assert.equal((await api.get('/test-auth')).status, 200);
+    await new Promise((r) => setTimeout(r, 1600));
+    const res = await api.get('/test-auth');
+    assert401(res, 'expired in use');
+    assert.equal(res.body.message, 'API key has expired');
   });
 
   test('Authentication › expired key → 401; a key before its expiry works', async () => {
