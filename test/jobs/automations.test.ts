@@ -55,6 +55,14 @@ const welcomeSteps = [
   { type: 'send_email', subject: 'Two days in', content_html: '<p>How is it going?</p>' },
 ];
 
+// for tests that must act while a run waits: a delay long enough that load cannot make it pass first
+const longDelaySteps = [welcomeSteps[0], { type: 'delay', amount: 30, unit: 'days' }, { type: 'send_email', subject: 'A month in', content_html: '<p>Still here?</p>' }];
+
+/** Lets the delay of an automation's waiting runs pass now (what 30 days would do). */
+async function passDelay(automationId: string) {
+  await s.db.updateTable('automation_runs').set({ next_run_at: new Date() }).where('automation_id', '=', automationId).where('status', '=', 'active').execute();
+}
+
 async function runsOf(api: Api, automationId: string, status?: string) {
   const r = await api.get(`/automations/${automationId}/activity${status ? `?status=${status}` : ''}`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -110,13 +118,14 @@ describe('Automation › welcome series (join group → email → 2-day delay �
   test('an unsubscribed subscriber\'s run stops (canceled) before the next email — via the email\'s own unsubscribe link', async () => {
     const { api } = await account();
     const group = (await api.post('/groups', { name: 'News' })).body.data;
-    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: longDelaySteps });
     const email = unique('leaver');
     await api.post('/subscribers', { email, group_ids: [group.id] });
     await until('the welcome email', () => mailTo(email).length === 1);
     const link = /href="(http[^"]+\/u\/[^"]+)"/.exec(mailTo(email)[0]!.parsed!.html as string)![1]!;
     const res = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     assert.equal(res.status, 200);
+    await passDelay(auto.id);
     const canceled = await until('the run canceled', async () => (await runsOf(api, auto.id, 'canceled'))[0]);
     assert.deepEqual(canceled.history.at(-1), { ...canceled.history.at(-1), type: 'send_email', result: 'canceled', reason: 'subscriber unsubscribed' });
     await sleep(500);
@@ -124,14 +133,20 @@ describe('Automation › welcome series (join group → email → 2-day delay �
     assert.equal((await api.get(`/automations/${auto.id}`)).body.data.stats.canceled, 1);
   });
 
-  test('disabling cancels waiting runs; deleting stops them too', async () => {
+  test('disabling cancels waiting runs; deleting stops them too (an enabled one on the same group goes on)', async () => {
     const { api } = await account();
     const group = (await api.post('/groups', { name: 'Both' })).body.data;
-    const disabled = await createAutomation(api, { name: 'to disable', trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
-    const deleted = await createAutomation(api, { name: 'to delete', trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    const trigger = { type: 'joined_group', group_id: group.id };
+    const disabled = await createAutomation(api, { name: 'to disable', trigger, steps: longDelaySteps });
+    const deleted = await createAutomation(api, { name: 'to delete', trigger, steps: longDelaySteps });
+    const control = await createAutomation(api, { name: 'left on', trigger, steps: longDelaySteps });
     const email = unique('stopped');
     await api.post('/subscribers', { email, group_ids: [group.id] });
-    await until('both welcome emails', () => mailTo(email).length === 2);
+    await until('three welcome emails', () => mailTo(email).length === 3);
+    await until('all three waiting', async () => {
+      const waiting = await s.db.selectFrom('automation_runs').select('id').where('current_step', '=', '2').where('automation_id', 'in', [disabled.id, deleted.id, control.id]).execute();
+      return waiting.length === 3;
+    });
     const off = await api.post(`/automations/${disabled.id}/disable`);
     assert.equal(off.body.data.enabled, false);
     const run = (await runsOf(api, disabled.id))[0];
@@ -139,8 +154,10 @@ describe('Automation › welcome series (join group → email → 2-day delay �
     assert.equal(run.history.at(-1).reason, 'automation disabled');
     assert.equal((await api.delete(`/automations/${deleted.id}`)).status, 200);
     assert.equal((await api.get(`/automations/${deleted.id}/activity`)).status, 404);
-    await sleep(3000);
-    assert.equal(mailTo(email).length, 2, 'no second email from either');
+    for (const id of [disabled.id, deleted.id, control.id]) await passDelay(id);
+    await until('the control automation\'s second email', () => mailTo(email).length === 4);
+    await sleep(800);
+    assert.deepEqual(mailTo(email).map((m) => m.parsed!.subject).sort(), ['A month in', 'Welcome, friend', 'Welcome, friend', 'Welcome, friend'], 'no second email from the disabled or the deleted one');
     // enabling again does not replay the join that happened before
     await api.post(`/automations/${disabled.id}/enable`);
     await sleep(1200);
@@ -278,15 +295,19 @@ describe('Automation › durability', () => {
     const acc = await accounts.create(db, { name: 'Restart' }, 100);
     const api = restClient(running.url, (await apiKeys.create(db, acc.id, { name: 'k', scopes: ['*'] })).key);
     const group = (await api.post('/groups', { name: 'G' })).body.data;
-    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
+    // 5 days (5 s): margin for a slow stop under load, so the stop surely lands inside the delay
+    const steps = [welcomeSteps[0], { type: 'delay', amount: 5, unit: 'days' }, welcomeSteps[2]];
+    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps });
     const email = unique('restart');
     await api.post('/subscribers', { email, group_ids: [group.id] });
     await until('the welcome email', () => mailTo(email).length === 1);
+    await until('waiting on the delay', async () => (await db.selectFrom('automation_runs').select('current_step').where('automation_id', '=', auto.id).executeTakeFirst())?.current_step === '2');
     await running.stop(); // mid-delay: the process is gone while the delay passes
     const waiting = await db.selectFrom('automation_runs').select(['status', 'current_step', 'next_run_at']).where('automation_id', '=', auto.id).executeTakeFirstOrThrow();
     assert.deepEqual([waiting.status, waiting.current_step], ['active', '2']);
-    await sleep(2500);
-    assert.equal(mailTo(email).length, 1);
+    assert.ok(new Date(waiting.next_run_at!).getTime() > Date.now(), 'stopped inside the delay');
+    await sleep(new Date(waiting.next_run_at!).getTime() - Date.now() + 300);
+    assert.equal(mailTo(email).length, 1, 'nothing sent while stopped');
     running = await start(config, { handle: testDb.handle, queueSchema: testDb.queueSchema });
     await until('the second email after the restart', () => mailTo(email).length === 2);
     assert.equal(mailTo(email)[1]!.parsed!.subject, 'Two days in');
