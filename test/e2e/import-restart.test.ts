@@ -54,12 +54,14 @@ async function serve(port: number, env: Record<string, string>): Promise<ChildPr
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', MAILGROVE_ADMIN_TOKEN: ADMIN, MAILGROVE_SECRET: 'restart-secret', LOG_LEVEL: 'warn', WORKER_POLL_MS: '200', REST_RATE_LIMIT: '100000' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  for (let i = 0; i < 300; i++) {
+  // generous: on a loaded 2-core machine tsx + PGlite + migrations can take tens of seconds
+  for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
     if (ok) return child;
     await new Promise((r) => setTimeout(r, 100));
   }
+  child.kill('SIGKILL'); // a child left running would keep the test process alive
   throw new Error('server did not start');
 }
 
