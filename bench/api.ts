@@ -1,7 +1,8 @@
 // npm run bench -- api [--rows 100000] [--seconds 5] [--rounds 3] [--connections 10] [--skip-pg] [--skip-pglite]
 // Issue 2 item 7: autocannon on authenticated REST reads over 100k subscribers — GET /subscribers/{id} and
 // GET /subscribers?search= — next to a bare Fastify route (no auth, no database, the same response body)
-// measured in the same run, so the ratio says what the API costs on top of the framework on this machine.
+// measured in the same run, so the ratio says what the API costs on top of the framework on this machine;
+// GET /test-auth (the key alone) and /api/health (one select 1) are printed as reference points.
 // The real server runs as a child process (`mailgrove serve`), on a fresh PostgreSQL database (dropped
 // after) and on a PGlite data dir in a temp directory. Target: GET ratio ≥ 0.3 on PostgreSQL.
 import { spawn } from 'node:child_process';
@@ -78,25 +79,29 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
   const server = await startServer({ ...env, LOG_LEVEL: 'warn' });
   const bare = await startBare();
   try {
-    const auth = { authorization: `Bearer ${seeded.key}` };
+    const authHeader = { authorization: `Bearer ${seeded.key}` };
     const api = `${server.url}/api/v1/external`;
-    const get: Target = { label: 'GET /subscribers/{id}', url: `${api}/subscribers/${seeded.subscriberId}`, headers: auth };
-    const search: Target = { label: `GET /subscribers?search=${seeded.term}`, url: `${api}/subscribers?search=${seeded.term}`, headers: auth };
+    const get: Target = { label: 'GET /subscribers/{id}', url: `${api}/subscribers/${seeded.subscriberId}`, headers: authHeader };
+    const search: Target = { label: `GET /subscribers?search=${seeded.term}`, url: `${api}/subscribers?search=${seeded.term}`, headers: authHeader };
     const body = await check(get);
     const found = (await check(search)) as { data: { pagination: { total_count: number } } };
     await bare.setBody(JSON.stringify(body));
     const baseline: Target = { label: 'bare Fastify route (same body)', url: `${bare.url}/bare` };
     await check(baseline);
+    // reference points, to see where a GET's time goes: the key alone (served from the key cache), and
+    // one trivial query with no key (the health check's select 1)
+    const auth: Target = { label: 'GET /test-auth (key only)', url: `${api}/test-auth`, headers: authHeader };
+    const health: Target = { label: 'GET /api/health (select 1, no key)', url: `${server.url}/api/health` };
 
     console.log(`\n${name}: ${fmt(opts.rows)} subscribers in the account (search matches ${found.data.pagination.total_count}); ${opts.connections} connections; warm-up, then ${opts.rounds} alternating rounds of ${opts.seconds} s`);
-    const targets = [baseline, get, search];
+    const targets = [baseline, get, search, auth, health];
     for (const t of targets) await measure(t, Math.min(3, opts.seconds), opts.connections);
     const results = new Map<Target, Result[]>(targets.map((t) => [t, []]));
     for (let i = 0; i < opts.rounds; i++) {
       for (const t of i % 2 === 0 ? targets : [...targets].reverse()) results.get(t)!.push(await measure(t, opts.seconds, opts.connections));
     }
     const bareRate = report(baseline, results.get(baseline)!);
-    for (const t of [get, search]) {
+    for (const t of [get, search, auth, health]) {
       const rate = report(t, results.get(t)!);
       const ratio = rate / bareRate;
       console.log(`${''.padEnd(40)} ratio to bare: ${ratio.toFixed(2)}${t === get ? ` (target ≥ 0.3 on PostgreSQL) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}` : ''}`);
