@@ -6,7 +6,7 @@ import type { Account } from '../db/schema.ts';
 import type { CampaignRow } from '../db/schema/campaigns.ts';
 import { bulkHeaders, resolveSender } from './headers.ts';
 import { compileTemplate, renderMessage, type CompiledTemplate, type RenderSubscriber } from './render.ts';
-import { clickUrl, openUrl } from './tracking.ts';
+import { openUrl, trackToken } from './tracking.ts';
 import { newMessageId, type OutgoingMessage } from './transport.ts';
 import { unsubscribeUrl } from './unsubscribe.ts';
 
@@ -18,25 +18,23 @@ export interface PreparedCampaign {
 }
 
 export function prepare(config: Config, c: CampaignRow, account: Pick<Account, 'default_from_name' | 'default_from_email' | 'default_reply_to' | 'tracking_enabled'>, links: { idx: number; url: string }[]): PreparedCampaign {
-  const template: CompiledTemplate = compileTemplate({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text });
-  const sender = resolveSender(config, c, account);
   const linkIndex = new Map(links.map((l) => [l.url, l.idx]));
+  const tracked = account.tracking_enabled;
+  // links and pixel are woven into the template here, once; each message only fills in its signed token
+  const template: CompiledTemplate = compileTemplate(
+    { subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text },
+    tracked ? { linkIndex: (url) => linkIndex.get(url) } : undefined,
+  );
+  const sender = resolveSender(config, c, account);
   const campaign = { id: c.id, name: c.name };
   return {
     id: c.id,
     accountId: c.account_id,
     build(subscriber) {
       const unsubscribe = unsubscribeUrl(config, c.account_id, subscriber.id, { campaign_id: c.id });
-      const tracking = account.tracking_enabled
-        ? {
-            trackOpen: openUrl(config, c.id, subscriber.id),
-            rewriteLinks: (url: string) => {
-              const idx = linkIndex.get(url);
-              return idx === undefined ? url : clickUrl(config, c.id, subscriber.id, idx);
-            },
-          }
-        : {};
-      const m = renderMessage(template, { subscriber, campaign, unsubscribeUrl: unsubscribe, ...tracking });
+      const token = tracked ? trackToken(config.secret, c.id, subscriber.id) : '';
+      const tracking = tracked ? { click: `${config.publicUrl}/t/c/${token}`, open: openUrl(config, c.id, subscriber.id, token) } : undefined;
+      const m = renderMessage(template, { subscriber, campaign, unsubscribeUrl: unsubscribe, tracking });
       return {
         accountId: c.account_id,
         from: sender.from,

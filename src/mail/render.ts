@@ -5,6 +5,7 @@
 import { compile as compileHtmlToText } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
 import { Validation, type FieldErrors } from '../domain/errors.ts';
+import { compileFast, type FastTemplate } from './fastTemplate.ts';
 import { rewriteHrefs } from './tracking.ts';
 
 const OPTIONS = {
@@ -41,6 +42,17 @@ export interface CompiledTemplate {
   readonly html: Template[];
   readonly text: Template[];
   readonly preview_text?: string;
+  /** plain-concatenation renderers for simple templates (fastTemplate.ts); liquidjs otherwise */
+  readonly fast: { subject?: FastTemplate; html?: FastTemplate; text?: FastTemplate };
+}
+
+/**
+ * Tracking woven into the template once, at compile time (campaigns): each literal link that `linkIndex`
+ * knows becomes `{{ tracking.click }}/<index>` and an open pixel `{{ tracking.open }}` goes before </body>;
+ * renderMessage then fills both from ctx.tracking — no per-message HTML rewriting.
+ */
+export interface CompileTracking {
+  linkIndex: (url: string) => number | undefined;
 }
 
 /** The variables a template sees as `subscriber.*`. */
@@ -64,6 +76,8 @@ export interface RenderContext {
   trackOpen?: string;
   /** maps each link of the rendered HTML to its tracked URL (return the url itself to keep it) */
   rewriteLinks?: (url: string) => string;
+  /** for templates compiled with CompileTracking: the recipient's click base and pixel URLs */
+  tracking?: { click: string; open: string };
 }
 
 export interface RenderedMessage {
@@ -81,7 +95,7 @@ const FOOTER = '\n<p style="font-size:12px;color:#777;text-align:center;margin-t
  * `content_text` (the names campaigns and the automations' send_email step use) on any Liquid error.
  * Example: const t = compileTemplate({ subject, html: content_html }); renderMessage(t, ctx)
  */
-export function compileTemplate(t: MessageTemplate): CompiledTemplate {
+export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking): CompiledTemplate {
   const errors: FieldErrors = {};
   const parse = (engine: Liquid, field: string, source: string): Template[] => {
     try {
@@ -91,25 +105,44 @@ export function compileTemplate(t: MessageTemplate): CompiledTemplate {
       return [];
     }
   };
-  const html = t.html.includes('unsubscribe_url') ? t.html : withFooter(t.html);
+  let body = t.html.includes('unsubscribe_url') ? t.html : withFooter(t.html);
+  if (tracking) {
+    body = rewriteHrefs(body, (url) => {
+      const idx = tracking.linkIndex(url);
+      return idx === undefined ? url : `{{ tracking.click }}/${idx}`;
+    });
+    body = insertBeforeBodyClose(body, PIXEL);
+  }
+  // the preheader is a variable, not text spliced into the template: preview_text is never parsed as Liquid
+  const html = t.preview_text ? insertAfterBodyOpen(body, PREHEADER) : body;
+  const textSource = t.text ? withTextFooter(t.text) : undefined;
   const compiled = {
     subject: parse(textEngine, 'subject', t.subject),
     html: parse(htmlEngine, 'content_html', html),
-    text: t.text ? parse(textEngine, 'content_text', withTextFooter(t.text)) : [],
+    text: textSource !== undefined ? parse(textEngine, 'content_text', textSource) : [],
     preview_text: t.preview_text ?? undefined,
+    fast: { subject: compileFast(t.subject, false), html: compileFast(html, true), text: textSource !== undefined ? compileFast(textSource, false) : undefined },
   };
   const first = Object.entries(errors)[0];
   if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
   // the text part is derived from the HTML template once (Liquid survives html-to-text), not per message
-  if (!t.text) compiled.text = derivedText(html);
+  if (textSource === undefined) {
+    const derived = derivedText(body);
+    compiled.text = derived.templates;
+    compiled.fast.text = derived.source === undefined ? undefined : compileFast(derived.source, false);
+  }
   return compiled;
 }
 
-function derivedText(html: string): Template[] {
+const PIXEL = '<img src="{{ tracking.open }}" width="1" height="1" alt="" style="display:block;border:0">';
+const PREHEADER = '<div style="display:none;max-height:0;overflow:hidden">{{ preview_text }}</div>';
+
+function derivedText(html: string): { templates: Template[]; source?: string } {
   try {
-    return textEngine.parse(toText(html));
+    const source = toText(html);
+    return { templates: textEngine.parse(source), source };
   } catch {
-    return []; // html-to-text mangled a tag: renderMessage falls back to converting each rendered HTML
+    return { templates: [] }; // html-to-text mangled a tag: renderMessage falls back to converting each rendered HTML
   }
 }
 
@@ -120,13 +153,14 @@ export function renderMessage(template: CompiledTemplate | MessageTemplate, ctx:
     subscriber: subscriberScope(ctx.subscriber),
     campaign: ctx.campaign ? { id: ctx.campaign.id, name: ctx.campaign.name } : {},
     unsubscribe_url: ctx.unsubscribeUrl,
+    preview_text: t.preview_text ?? '',
+    tracking: ctx.tracking ?? { click: '', open: '' },
   };
-  let html = htmlEngine.renderSync(t.html, scope) as string;
-  const text = t.text.length > 0 ? (textEngine.renderSync(t.text, scope) as string) : toText(html);
+  let html = t.fast.html?.(scope) ?? (htmlEngine.renderSync(t.html, scope) as string);
+  const text = t.text.length > 0 ? (t.fast.text?.(scope) ?? (textEngine.renderSync(t.text, scope) as string)) : toText(html);
   if (ctx.rewriteLinks) html = rewriteHrefs(html, ctx.rewriteLinks);
-  if (t.preview_text) html = insertAfterBodyOpen(html, `<div style="display:none;max-height:0;overflow:hidden">${escapeHtml(t.preview_text)}</div>`);
   if (ctx.trackOpen) html = insertBeforeBodyClose(html, `<img src="${escapeHtml(ctx.trackOpen)}" width="1" height="1" alt="" style="display:block;border:0">`);
-  const subject = (textEngine.renderSync(t.subject, scope) as string).replace(/[\r\n]+/g, ' ').trim();
+  const subject = (t.fast.subject?.(scope) ?? (textEngine.renderSync(t.subject, scope) as string)).replace(/[\r\n]+/g, ' ').trim();
   return { subject, html, text: text.trim() + '\n' };
 }
 

@@ -1,37 +1,34 @@
-// Open pixel and click redirect tokens (DESIGN §6): /t/o/{token} and /t/c/{token}, HMAC-signed.
-// A click token carries the campaign, the subscriber and the INDEX of a link stored in campaign_links,
-// never the URL itself: the redirect target always comes from our own table (no open redirect).
+// Open pixel and click redirect (DESIGN §6): /t/o/{token} and /t/c/{token}/{link}. The token is one
+// HMAC-signed (campaign, subscriber) pair per recipient, shared by the pixel and every link of the message
+// (one signature per message instead of one per link). The link part is only an INDEX into the campaign's
+// stored links (campaign_links): the redirect target always comes from our own table, so a tampered index
+// can at most name another link of the same campaign — never an open redirect.
 import type { Config } from '../config.ts';
 import { bytesUuid, sign, uuidBytes, verify } from './signedToken.ts';
 
-export interface OpenToken {
+export interface TrackToken {
   campaign_id: string;
   subscriber_id: string;
 }
-export interface ClickToken extends OpenToken {
-  link: number;
+
+export function trackToken(secret: string, campaignId: string, subscriberId: string): string {
+  return sign(secret, 'track', Buffer.concat([uuidBytes(campaignId), uuidBytes(subscriberId)]));
 }
 
-export function openUrl(config: Config, campaignId: string, subscriberId: string): string {
-  return `${config.publicUrl}/t/o/${sign(config.secret, 'open', Buffer.concat([uuidBytes(campaignId), uuidBytes(subscriberId)]))}`;
-}
-
-export function clickUrl(config: Config, campaignId: string, subscriberId: string, link: number): string {
-  const idx = Buffer.alloc(2);
-  idx.writeUInt16BE(link);
-  return `${config.publicUrl}/t/c/${sign(config.secret, 'click', Buffer.concat([uuidBytes(campaignId), uuidBytes(subscriberId), idx]))}`;
-}
-
-export function readOpenToken(secret: string, token: string): OpenToken | undefined {
-  const p = verify(secret, 'open', token);
+export function readTrackToken(secret: string, token: string): TrackToken | undefined {
+  const p = verify(secret, 'track', token);
   if (!p || p.length !== 32) return undefined;
   return { campaign_id: bytesUuid(p.subarray(0, 16)), subscriber_id: bytesUuid(p.subarray(16, 32)) };
 }
 
-export function readClickToken(secret: string, token: string): ClickToken | undefined {
-  const p = verify(secret, 'click', token);
-  if (!p || p.length !== 34) return undefined;
-  return { campaign_id: bytesUuid(p.subarray(0, 16)), subscriber_id: bytesUuid(p.subarray(16, 32)), link: p.readUInt16BE(32) };
+/** The open pixel's URL for one recipient. */
+export function openUrl(config: Config, campaignId: string, subscriberId: string, token = trackToken(config.secret, campaignId, subscriberId)): string {
+  return `${config.publicUrl}/t/o/${token}`;
+}
+
+/** The redirect URL of stored link `link` for one recipient. */
+export function clickUrl(config: Config, campaignId: string, subscriberId: string, link: number, token = trackToken(config.secret, campaignId, subscriberId)): string {
+  return `${config.publicUrl}/t/c/${token}/${link}`;
 }
 
 const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis;

@@ -31,9 +31,11 @@ export interface MailTransport {
   close(): Promise<void>;
 }
 
+const hosts = new Map<string, string>();
 export function newMessageId(config: Config): string {
-  const host = config.DKIM_DOMAIN ?? new URL(config.publicUrl).hostname ?? 'localhost';
-  return `${randomUUID()}@${host}`;
+  let host = hosts.get(config.publicUrl); // parsed once: a URL parse per message showed up in the send profile
+  if (host === undefined) hosts.set(config.publicUrl, (host = new URL(config.publicUrl).hostname || 'localhost'));
+  return `${randomUUID()}@${config.DKIM_DOMAIN ?? host}`;
 }
 
 export function createTransport(config: Config, db: Db): MailTransport {

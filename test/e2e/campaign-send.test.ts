@@ -120,11 +120,12 @@ describe('Tracking and unsubscribe', () => {
     const { accountId, key } = await s.newAccount();
     const id = await sendTo(restClient(s.url, key), accountId, 'forge.test', 1);
     const click = /href="([^"]*\/t\/c\/[^"]+)"/.exec(toOf(sink.messages, 'forge.test')[0]!.parsed!.html as string)![1]!;
-    const token = click.slice(click.lastIndexOf('/') + 1);
+    const [token, link] = click.split('/t/c/')[1]!.split('/') as [string, string];
     const flipped = token.slice(0, 5) + (token[5] === 'A' ? 'B' : 'A') + token.slice(6);
-    const res = await fetch(`${s.url}/t/c/${flipped}`, { redirect: 'manual' });
+    const res = await fetch(`${s.url}/t/c/${flipped}/${link}`, { redirect: 'manual' });
     assert.equal(res.status, 404);
     assert.equal(res.headers.get('location'), null);
+    assert.equal((await fetch(`${s.url}/t/c/${token}/99`, { redirect: 'manual' })).status, 404, 'an index the campaign does not store');
     assert.equal((await fetch(`${s.url}/t/c/https%3A%2F%2Fevil.test`, { redirect: 'manual' })).status, 404);
     assert.equal((await restClient(s.url, key).get(`/campaigns/${id}`)).body.data.stats.clicks, 0);
   });

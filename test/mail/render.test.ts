@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { Validation } from '../../src/domain/errors.ts';
 import { bulkHeaders, resolveSender } from '../../src/mail/headers.ts';
 import { compileTemplate, renderMessage } from '../../src/mail/render.ts';
-import { extractLinks, readClickToken, readOpenToken, clickUrl, openUrl } from '../../src/mail/tracking.ts';
+import { clickUrl, extractLinks, openUrl, readTrackToken } from '../../src/mail/tracking.ts';
 import { readUnsubscribeToken, unsubscribeToken, unsubscribeUrl } from '../../src/mail/unsubscribe.ts';
 
 const config = { ...loadConfig({ PUBLIC_URL: 'https://mail.example.com', MAIL_FROM: 'Grove <no-reply@grove.test>' }, {}), secret: 's3cret' };
@@ -52,6 +52,18 @@ describe('renderMessage', () => {
     assert.match(m.html, /<img src="https:\/\/t\/o\/x"[^>]*><\/body>$/);
   });
 
+  test('compile-time tracking: known links become {{ tracking.click }}/<index>, the pixel goes before </body>, preview_text is never Liquid', () => {
+    const t = compileTemplate(
+      { subject: 's', html: '<body><a href="https://a.test/1">1</a><a href="https://other.test">2</a></body>', preview_text: '{{ subscriber.email }} & more' },
+      { linkIndex: (u) => (u === 'https://a.test/1' ? 4 : undefined) },
+    );
+    const m = renderMessage(t, { subscriber: sub, unsubscribeUrl: 'https://u/t', tracking: { click: 'https://t/c/TOKEN', open: 'https://t/o/TOKEN' } });
+    assert.match(m.html, /<a href="https:\/\/t\/c\/TOKEN\/4">1<\/a><a href="https:\/\/other\.test">2<\/a>/);
+    assert.match(m.html, /<img src="https:\/\/t\/o\/TOKEN"[^>]*><\/body>$/);
+    assert.match(m.html, />\{\{ subscriber\.email \}\} &amp; more<\/div>/);
+    assert.ok(!m.text.includes('more'), 'the preheader is not part of the text');
+  });
+
   test('save-time errors: unknown filter, unclosed tag, file includes → Validation naming each field', () => {
     assert.throws(() => compileTemplate({ subject: '{{ x | nope }}', html: '{% if a %}' }), (err: any) => {
       assert.ok(err instanceof Validation);
@@ -71,10 +83,10 @@ describe('Signed tokens', () => {
     assert.equal(readUnsubscribeToken('other', t), undefined);
     assert.equal(readUnsubscribeToken('s3cret', t.slice(0, 20) + (t[20] === 'A' ? 'B' : 'A') + t.slice(21)), undefined);
     const open = openUrl(config, C, S).split('/').pop()!;
-    assert.equal(readUnsubscribeToken('s3cret', open), undefined, 'an open token is no unsubscribe token');
-    assert.deepEqual(readOpenToken('s3cret', open), { campaign_id: C, subscriber_id: S });
-    assert.deepEqual(readClickToken('s3cret', clickUrl(config, C, S, 513).split('/').pop()!), { campaign_id: C, subscriber_id: S, link: 513 });
-    assert.equal(readClickToken('s3cret', open), undefined);
+    assert.equal(readUnsubscribeToken('s3cret', open), undefined, 'a tracking token is no unsubscribe token');
+    assert.deepEqual(readTrackToken('s3cret', open), { campaign_id: C, subscriber_id: S });
+    assert.equal(readTrackToken('s3cret', t), undefined, 'an unsubscribe token is no tracking token');
+    assert.equal(clickUrl(config, C, S, 513), `https://mail.example.com/t/c/${open}/513`, 'one token per recipient, the link is an index');
     assert.match(unsubscribeUrl(config, A, S), /^https:\/\/mail\.example\.com\/u\/[A-Za-z0-9_-]{40,}$/);
   });
 
@@ -100,5 +112,44 @@ describe('Headers and sender', () => {
     assert.deepEqual(resolveSender(config, {}, { default_from_name: 'Acme, Inc.', default_from_email: 'd@a.test', default_reply_to: 'dr@a.test' }), { from: '"Acme, Inc." <d@a.test>', replyTo: 'dr@a.test' });
     assert.deepEqual(resolveSender(config, { from_name: 'Only name' }, {}), { from: 'Only name <no-reply@grove.test>', replyTo: undefined });
     assert.deepEqual(resolveSender(config, {}, {}), { from: 'Grove <no-reply@grove.test>', replyTo: undefined });
+  });
+});
+
+describe('Fast template path (byte-identical to liquidjs where it applies)', async () => {
+  const { Liquid } = await import('liquidjs');
+  const { compileFast } = await import('../../src/mail/fastTemplate.ts');
+  const html = new Liquid({ strictFilters: true, ownPropertyOnly: true, outputEscape: 'escape' });
+  const text = new Liquid({ strictFilters: true, ownPropertyOnly: true });
+
+  test('outputs and default: the same string as liquidjs for strings, numbers, booleans, nil, empty, special characters', () => {
+    const sources = [
+      'Hi {{ subscriber.first_name }}!',
+      '<p>{{ subscriber.first_name | default: "there" }} / {{subscriber.last_name|default:\'you\'}}</p>',
+      '{{ subscriber.custom_fields.n }}-{{ subscriber.custom_fields.b }}-{{ subscriber.custom_fields.z | default: "zero?" }}-{{ missing.path }}',
+      'no outputs at all <b>&amp;</b>',
+      '{{ subscriber.custom_fields.flag | default: "off" }} {{ subscriber.custom_fields.nothing | default: "was empty" }}',
+    ];
+    const values = ['Ada', `<O'Brien & "Co">`, '', null, undefined];
+    for (const source of sources) {
+      for (const first_name of values) {
+        const scope = { subscriber: { first_name, last_name: first_name, custom_fields: { n: 42, b: true, z: 0, flag: false, nothing: "" } } };
+        for (const [engine, escape] of [[html, true], [text, false]] as const) {
+          const fast = compileFast(source, escape);
+          assert.ok(fast, source);
+          assert.equal(fast(scope), engine.parseAndRenderSync(source, scope), `${source} with ${first_name} (escape ${escape})`);
+        }
+      }
+    }
+  });
+
+  test('falls back to liquidjs for tags, other filters, whitespace control, drops and non-scalar values', () => {
+    for (const source of ['{% if a %}x{% endif %}', '{{ a | upcase }}', '{{- a -}}', '{{ a.size }}', '{{ a["b"] }}', '{{ true }}', 'x {{ a']) {
+      assert.equal(compileFast(source, true), undefined, source);
+    }
+    const f = compileFast('{{ a }}', true)!;
+    assert.equal(f({ a: ['x'] }), undefined);
+    assert.equal(f({ a: { b: 1 } }), undefined);
+    const rendered = renderMessage({ subject: '{{ subscriber.custom_fields.tags }}', html: '<p>{{ subscriber.custom_fields.tags }}</p>' }, { subscriber: { ...sub, custom_fields: { tags: ['a', 'b'] } }, unsubscribeUrl: 'u' });
+    assert.equal(rendered.subject, 'ab', 'liquidjs prints the array as it always did');
   });
 });

@@ -1,13 +1,14 @@
 // Public tracking routes (DESIGN §6): GET /t/o/{token} answers a 1×1 GIF and counts an open;
-// GET /t/c/{token} counts a click and redirects (302) to the campaign's STORED link — the token only
-// names the link's index, so this can never be used as an open redirect. Forged tokens record nothing.
+// GET /t/c/{token}/{link} counts a click and redirects (302) to the campaign's STORED link number {link}
+// — the URL never travels in the request, so this can never be used as an open redirect.
+// Forged tokens record nothing.
 import type { FastifyInstance } from 'fastify';
 import * as engagement from '../../domain/engagement.ts';
-import { PIXEL_GIF, readClickToken, readOpenToken } from '../../mail/tracking.ts';
+import { PIXEL_GIF, readTrackToken } from '../../mail/tracking.ts';
 
 export async function trackingRoutes(app: FastifyInstance) {
   app.get('/t/o/:token', async (req, reply) => {
-    const t = readOpenToken(app.config.secret, (req.params as { token: string }).token);
+    const t = readTrackToken(app.config.secret, (req.params as { token: string }).token);
     if (t) await engagement.recordOpen(app.db, t);
     // a forged or stale token still gets the pixel: a broken image in someone's inbox helps nobody
     return reply
@@ -16,9 +17,10 @@ export async function trackingRoutes(app: FastifyInstance) {
       .send(PIXEL_GIF);
   });
 
-  app.get('/t/c/:token', async (req, reply) => {
-    const t = readClickToken(app.config.secret, (req.params as { token: string }).token);
-    const url = t && (await engagement.recordClick(app.db, t));
+  app.get('/t/c/:token/:link', async (req, reply) => {
+    const { token, link } = req.params as { token: string; link: string };
+    const t = readTrackToken(app.config.secret, token);
+    const url = t && /^\d{1,5}$/.test(link) ? await engagement.recordClick(app.db, { ...t, link: Number(link) }) : undefined;
     if (!url) return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', 'This link is not valid.'));
     return reply.header('cache-control', 'no-store').redirect(url, 302);
   });
