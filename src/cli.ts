@@ -18,6 +18,7 @@ const USAGE = `Usage: mailgrove <command>
   keys create --account ID --name N [--scopes a,b] [--expires ISO]
   keys list --account ID
   keys revoke KEY_ID
+  users set-password --email E            reads the new password from standard input
   import FILE.csv --key API_KEY [--group ID]… [--url URL]
 `;
 
@@ -36,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'accounts':
     case 'keys':
+    case 'users':
       return withAdmin(config, (admin) => manage(admin, command, sub, rest));
     case 'import':
       return importCommand(config, [sub, ...rest].filter((a): a is string => a !== undefined));
@@ -88,6 +90,7 @@ async function manage(admin: Admin, command: string, sub: string | undefined, ar
       scopes: { type: 'string', default: '*' },
       expires: { type: 'string' },
       json: { type: 'boolean', default: false },
+      email: { type: 'string' },
     },
   });
   const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
@@ -118,8 +121,25 @@ async function manage(admin: Admin, command: string, sub: string | undefined, ar
     console.log('Revoked');
     return 0;
   }
+  if (command === 'users' && sub === 'set-password') {
+    if (!values.email) throw new Error('users set-password needs --email (the password is read from standard input)');
+    const user = await admin.setPassword({ email: values.email, password: await readSecretLine() });
+    print(user);
+    return 0;
+  }
   process.stdout.write(USAGE);
   return 2;
+}
+
+/** The first line of standard input: a password never goes on the command line (shell history, ps). */
+async function readSecretLine(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('New password: ');
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += chunk;
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
 }
 
 main(process.argv.slice(2)).then(

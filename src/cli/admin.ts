@@ -4,6 +4,7 @@ import { openDb } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import * as accounts from '../domain/accounts.ts';
 import * as apiKeys from '../domain/apiKeys.ts';
+import * as users from '../domain/users.ts';
 
 export interface Admin {
   createAccount(input: accounts.NewAccount): Promise<unknown>;
@@ -11,6 +12,7 @@ export interface Admin {
   createKey(accountId: string, input: apiKeys.NewApiKey): Promise<{ id: string; key: string; scopes: string[] }>;
   listKeys(accountId: string): Promise<unknown>;
   revokeKey(keyId: string): Promise<void>;
+  setPassword(input: users.PasswordReset): Promise<unknown>;
 }
 
 export async function directClient(config: Config): Promise<Admin & { close(): Promise<void> }> {
@@ -26,6 +28,7 @@ export async function directClient(config: Config): Promise<Admin & { close(): P
     },
     listKeys: (accountId) => apiKeys.list(db, accountId),
     revokeKey: (keyId) => apiKeys.revoke(db, null, keyId),
+    setPassword: (input) => users.resetPassword(db, input),
     close: () => handle.close(),
   };
 }
@@ -48,5 +51,6 @@ export function adminClient(baseUrl: string, token: string | undefined): Admin {
     createKey: (accountId, input) => call('POST', `/accounts/${accountId}/api-keys`, input),
     listKeys: (accountId) => call('GET', `/accounts/${accountId}/api-keys`),
     revokeKey: async (keyId) => void (await call('DELETE', `/api-keys/${keyId}`)),
+    setPassword: (input) => call('POST', '/users/password', input),
   };
 }

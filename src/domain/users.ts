@@ -223,3 +223,23 @@ export async function changePassword(db: Db, userId: string, input: PasswordChan
   }
   await db.updateTable('users').set({ password_hash: await password.hash(p.new_password) }).where('id', '=', userId).execute();
 }
+
+export const PasswordReset = z.object({ email: Email, password: Password });
+export type PasswordReset = z.input<typeof PasswordReset>;
+
+/**
+ * Operator reset (CLI, admin API): sets the password of the user with this email, no current password
+ * asked. It is how an owner created by the admin API (which has no password) first signs in.
+ */
+export async function resetPassword(db: Db, input: PasswordReset): Promise<User> {
+  const p = parseInput(PasswordReset, input);
+  const passwordHash = await password.hash(p.password);
+  const user = await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash })
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', p.email.toLowerCase()))
+    .returning(USER_COLUMNS)
+    .executeTakeFirst();
+  if (!user) throw new NotFound('User not found');
+  return user;
+}

@@ -1,0 +1,54 @@
+// DESIGN §3: an owner created by an operator (admin API / CLI) has no password; `mailgrove users
+// set-password` gives it one (read from standard input, never from argv) so it can sign in to the dashboard.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openDb } from '../../src/db/client.ts';
+import * as users from '../../src/domain/users.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+function cli(dataDir: string, stdin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const { DATABASE_URL: _d, MAILGROVE_URL: _u, ...env } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...env, MAILGROVE_DATA_DIR: dataDir } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+test('CLI › users set-password lets an operator-created owner sign in; short passwords and unknown users are refused', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mailgrove-users-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const created = await cli(dataDir, '', 'accounts', 'create', '--name', 'Acme', '--owner-email', 'Owner@Acme.test');
+  assert.equal(created.code, 0, created.stderr);
+
+  const set = await cli(dataDir, 'correct horse battery\n', 'users', 'set-password', '--email', 'owner@acme.test');
+  assert.equal(set.code, 0, set.stderr);
+  assert.equal(JSON.parse(set.stdout).email, 'Owner@Acme.test');
+
+  const short = await cli(dataDir, 'short\n', 'users', 'set-password', '--email', 'owner@acme.test');
+  assert.equal(short.code, 1);
+  assert.match(short.stderr, /at least 8 characters/);
+
+  const unknown = await cli(dataDir, 'long enough pass\n', 'users', 'set-password', '--email', 'nobody@acme.test');
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /User not found/);
+
+  const handle = await openDb({ dataDir });
+  try {
+    assert.ok(await users.authenticatePassword(handle.db, 'owner@acme.test', 'correct horse battery'), 'the new password signs in');
+    assert.equal(await users.authenticatePassword(handle.db, 'owner@acme.test', 'short'), undefined);
+  } finally {
+    await handle.close();
+  }
+});
