@@ -95,10 +95,15 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
 
     console.log(`\n${name}: ${fmt(opts.rows)} subscribers in the account (search matches ${found.data.pagination.total_count}); ${opts.connections} connections; warm-up, then ${opts.rounds} alternating rounds of ${opts.seconds} s`);
     const targets = [baseline, get, search, auth, health];
-    for (const t of targets) await measure(t, Math.min(3, opts.seconds), opts.connections);
+    const round = async (t: Target, seconds: number) => {
+      const r = await measure(t, seconds, opts.connections);
+      await drain(server.url);
+      return r;
+    };
+    for (const t of targets) await round(t, Math.min(3, opts.seconds));
     const results = new Map<Target, Result[]>(targets.map((t) => [t, []]));
     for (let i = 0; i < opts.rounds; i++) {
-      for (const t of i % 2 === 0 ? targets : [...targets].reverse()) results.get(t)!.push(await measure(t, opts.seconds, opts.connections));
+      for (const t of i % 2 === 0 ? targets : [...targets].reverse()) results.get(t)!.push(await round(t, opts.seconds));
     }
     const bareRate = report(baseline, results.get(baseline)!);
     for (const t of [get, search, auth, health]) {
@@ -167,6 +172,19 @@ async function startBare(): Promise<{ url: string; setBody(body: string): Promis
       await exited;
     },
   };
+}
+
+/**
+ * Waits until the server has worked off what autocannon left in flight: on PGlite (one query at a time) a
+ * round of slow searches otherwise eats into the next target's round (a GET round measured 0 req/s).
+ */
+async function drain(url: string): Promise<void> {
+  for (const end = Date.now() + 60_000; Date.now() < end; ) {
+    const started = Date.now();
+    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    if (ok && Date.now() - started < 50) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function check(t: Target): Promise<unknown> {
