@@ -134,7 +134,9 @@ async function seed(store: { url?: string; dataDir?: string }, rows: number) {
              (array['Ada','Grace','Alan','Edsger','Barbara','Donald','Margaret','Ken','Frances','John'])[1 + i % 10],
              'Surname' || (i % 997), '{}', now() - make_interval(secs => i), now()
       from generate_series(1, ${rows}::int) as i`.execute(handle.db);
-    await sql`analyze subscribers`.execute(handle.db);
+    // what autovacuum does on PostgreSQL soon after a bulk insert: merge the GIN pending lists and refresh
+    // statistics. PGlite has no autovacuum; without this its search ran ~100× slower (134 ms vs 1.2 ms)
+    await sql`vacuum analyze subscribers`.execute(handle.db);
     const g = await handle.db.insertInto('groups').values({ account_id: account.id, name: 'Newsletter' }).returning('id').executeTakeFirstOrThrow();
     const sub = await subscribers.create(handle.db, account.id, { email: 'bench.target@example.com', first_name: 'Bench', last_name: 'Target', group_ids: [g.id] });
     await handle.db.insertInto('subscriber_notes').values({ account_id: account.id, subscriber_id: sub.id, content: 'Seeded by the API bench' }).execute();
