@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import * as accounts from '../../src/domain/accounts.ts';
 import * as imports from '../../src/domain/imports.ts';
+import * as subscribers from '../../src/domain/subscribers.ts';
 import * as suppressions from '../../src/domain/suppressions.ts';
 import { mxVerifier } from '../../src/domain/verify/mx.ts';
 import { noneVerifier, type Verifier } from '../../src/domain/verify/index.ts';
@@ -152,5 +153,26 @@ describe('forget_subscriber › imports eraser', () => {
     assert.deepEqual(staged, [{ row_no: 2, email: 'other@example.com', error: null }, { row_no: 3, email: null, error: 'Address was forgotten (suppressed)' }]);
     const kept = await imports.get(s.db, accountId, done.job_id);
     assert.deepEqual(kept.errors, [{ row: 2, email: null, reason: 'custom_fields.score: Must be a number' }]);
+  });
+});
+
+// migration 20261121_1100_import_speed: events lost their foreign keys (import speed); triggers keep the cascade
+describe('Delete subscriber › removes the subscriber with its events (engagement history)', () => {
+  test('Delete subscriber › its events go with it; deleting an account removes all of its events', async () => {
+    const { accountId } = await s.newAccount();
+    const other = await s.newAccount();
+    const rows = [{ email: 'gone@example.com' }, { email: 'kept@example.com' }];
+    await finished(accountId, (await imports.startFromRows(s.db, s.running.queue, accountId, { rows, groupIds: [], source: 'mcp' })).job_id);
+    const eventsOf = (id: string) => s.db.selectFrom('events').select('type').where('subscriber_id', '=', id).execute();
+    const byEmail = async (email: string) => (await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirstOrThrow()).id;
+    const [gone, kept] = [await byEmail('gone@example.com'), await byEmail('kept@example.com')];
+    assert.deepEqual(await eventsOf(gone), [{ type: 'subscriber.created' }]);
+    await subscribers.remove(s.db, accountId, gone);
+    assert.deepEqual(await eventsOf(gone), [], 'the deleted subscriber’s events are gone');
+    assert.deepEqual(await eventsOf(kept), [{ type: 'subscriber.created' }], 'others keep theirs');
+    await s.db.insertInto('events').values({ account_id: other.accountId, type: 'subscriber.deleted', data: '{}' }).execute();
+    await s.db.deleteFrom('accounts').where('id', '=', accountId).execute();
+    assert.equal((await s.db.selectFrom('events').select('id').where('account_id', '=', accountId).execute()).length, 0, 'the account’s events are gone');
+    assert.equal((await s.db.selectFrom('events').select('id').where('account_id', '=', other.accountId).execute()).length, 1, 'another account keeps its events');
   });
 });
