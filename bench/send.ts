@@ -49,7 +49,8 @@ export default async function run(args: string[]): Promise<void> {
     let peakRss = before.rssKb;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.memory().rssKb)), 250);
     const cpu0 = cpuSeconds(server.pid);
-    const pgCpu0 = postgresCpuSeconds();
+    const dbName = new URL(db.url).pathname.slice(1);
+    const pgCpu0 = postgresCpuSeconds(dbName);
     const t0 = performance.now();
     const scheduled = await api('POST', `/campaigns/${campaign.data.id}/schedule`, { delivery: 'instant' });
     const frozen = (performance.now() - t0) / 1000;
@@ -63,7 +64,7 @@ export default async function run(args: string[]): Promise<void> {
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = cpuSeconds(server.pid) - cpu0;
-    const pgCpu = postgresCpuSeconds() - pgCpu0;
+    const pgCpu = postgresCpuSeconds(dbName) - pgCpu0;
     clearInterval(sampler);
     const counted = await sink.count();
     const after = server.memory();
@@ -147,12 +148,16 @@ async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: s
   return { seconds, cpu: (used.user + used.system) / 1e6 };
 }
 
-/** CPU seconds of every local postgres process so far (the database's share of the send's work). */
-function postgresCpuSeconds(): number {
+/**
+ * CPU seconds so far of the PostgreSQL backends serving this database (the database's share of the
+ * send's work); a backend that exits meanwhile takes its seconds with it, so this is a lower bound.
+ */
+function postgresCpuSeconds(dbName: string): number {
   let total = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith('postgres')) total += cpuSeconds(Number(pid));
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmd.startsWith('postgres: ') && cmd.includes(` ${dbName} `)) total += cpuSeconds(Number(pid));
     } catch {} // the process ended meanwhile
   }
   return total;
