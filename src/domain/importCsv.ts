@@ -1,6 +1,7 @@
-// Streams a CSV upload into an import's staging rows: sniffs the delimiter, maps the header, validates
-// each row (email, names, phone, custom-field types) and writes chunks of 1000 rows as they arrive, so
-// memory stays flat whatever the file size. Rows that cannot be imported are staged with their reason.
+// Streams a CSV upload into an import's staging chunks: sniffs the delimiter, maps the header, validates
+// each row (email, names, phone, custom-field types) and writes each chunk of 1000 rows as one staging row
+// as it arrives, so memory stays flat whatever the file size. Rows that cannot be imported are staged with
+// their reason.
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { parse, type Parser } from 'csv-parse';
@@ -57,7 +58,7 @@ export function toStaged(rowNo: number, input: InputRow, defs: Map<string, field
     try {
       const coerced = fields.coerceWith(defs, Object.fromEntries(given));
       const kept = Object.entries(coerced).filter(([, v]) => v !== null);
-      if (kept.length > 0) row.custom_fields = JSON.stringify(Object.fromEntries(kept));
+      if (kept.length > 0) row.custom_fields = Object.fromEntries(kept);
     } catch (err) {
       if (!(err instanceof Validation)) throw err;
       return { ...row, error: err.message };

@@ -27,7 +27,7 @@ export async function runBatch(db: Db, deps: WorkerDeps, importId: string, runne
   const plan = await db
     .selectFrom('imports')
     .innerJoin('accounts', 'accounts.id', 'imports.account_id')
-    .select(['imports.status', 'imports.account_id', 'accounts.verify_emails'])
+    .select(['imports.status', 'imports.account_id', 'imports.group_ids', 'accounts.verify_emails'])
     .where('imports.id', '=', importId)
     .executeTakeFirst();
   if (!plan || plan.status !== 'processing') return false;
@@ -41,24 +41,24 @@ export async function runBatch(db: Db, deps: WorkerDeps, importId: string, runne
   const ran = await db.transaction().execute(async (trx) => {
     const claimed = await repo.claimPart(trx, importId, part.part);
     if (!claimed || claimed.last_row !== from) return false; // another runner holds or moved this part: plan again
-    const { created, updated } = await repo.upsertBatch(trx, plan.account_id, importId, { from, to, skip: skips.map((s) => s.row), groupIds: await groupsOf(trx, importId) });
-    const staged = await repo.stagedFailures(trx, importId, from, to, MAX_ERRORS);
+    const { created, updated, failed, failures } = await repo.upsertBatch(trx, plan.account_id, importId, {
+      from,
+      to,
+      skip: skips.map((s) => s.row),
+      groupIds: plan.group_ids,
+      maxErrors: MAX_ERRORS,
+    });
     await repo.moveCursor(trx, importId, part.part, to);
     // the job row last: runners of other parts wait for it only until this commit
     const job = await repo.lock(trx, importId);
     if (!job || job.status !== 'processing') throw new Error('Import ended while a batch ran');
-    const errors = [...job.errors, ...staged.first, ...skips].sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
-    await repo.advance(trx, importId, { processed: to - from, created, updated, failed: staged.count + skips.length, errors });
+    const errors = [...job.errors, ...failures, ...skips].sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
+    await repo.advance(trx, importId, { processed: to - from, created, updated, failed: failed + skips.length, errors });
     return true;
   });
   // the last part is held by another runner: give it a moment instead of spinning on the lock
   if (!ran) await new Promise((r) => setTimeout(r, 50));
   return true;
-}
-
-async function groupsOf(db: Db, importId: string): Promise<string[]> {
-  const r = await db.selectFrom('imports').select('group_ids').where('id', '=', importId).executeTakeFirstOrThrow();
-  return r.group_ids;
 }
 
 /** Completes the job once every part is done (one runner does it; the others find it ended). */

@@ -25,3 +25,26 @@ begin
 end $$;
 create trigger accounts_delete_events after delete on accounts
   referencing old table as gone for each statement execute function events_delete_with_accounts();
+
+-- 2. Staging in chunks: one row per chunk of up to 1000 staged rows (a jsonb array of
+--    {row_no, email, first_name, last_name, phone, custom_fields, error}, null keys left out) instead of one
+--    row per CSV row — a thousand times fewer tuples and index entries to write and delete. The worker
+--    expands the rows of its batch with jsonb_to_recordset inside its one statement. import_dups holds the
+--    rows that a later row of the file overrides (same address, case-insensitive: the last row wins).
+--    A job still staged in import_rows when this migration runs is lost with that table (pre-release).
+drop table import_rows;
+create table import_chunks (
+  import_id uuid not null references imports (id) on delete cascade,
+  first_row int not null,  -- row_no of the chunk's first and last row
+  last_row  int not null,
+  rows      jsonb not null,
+  primary key (import_id, first_row)
+);
+-- written once, read once: uncompressed out-of-line storage saves the pglz work both ways (PGlite: 5.3 → 4.5 ms
+-- to write a 1000-row chunk, 1.9 → 1.0 ms to expand it)
+alter table import_chunks alter column rows set storage external;
+create table import_dups (
+  import_id uuid not null references imports (id) on delete cascade,
+  row_no    int not null,
+  primary key (import_id, row_no)
+);

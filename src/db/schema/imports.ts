@@ -1,4 +1,4 @@
-// Kysely types of the imports tables (migration 20261121_0900_imports.sql).
+// Kysely types of the imports tables (migrations 20261121_0900_imports.sql, 20261121_1100_import_speed.sql).
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { JsonColumn, NullableTimestamp, Timestamp } from './core.ts';
 
@@ -34,16 +34,27 @@ export interface ImportsTable {
   finished_at: NullableTimestamp;
 }
 
-export interface ImportRowsTable {
+/** One staged row inside an import_chunks.rows array (null keys are left out). */
+export interface StagedJsonRow {
+  row_no: number;
+  email?: string | null;
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  custom_fields?: Record<string, unknown> | null;
+  error?: string | null;
+}
+
+export interface ImportChunksTable {
+  import_id: string;
+  first_row: number;
+  last_row: number;
+  rows: JsonColumn<StagedJsonRow[]>;
+}
+
+export interface ImportDupsTable {
   import_id: string;
   row_no: number;
-  email: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  custom_fields: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
-  error: string | null;
-  dup: Generated<boolean>;
 }
 
 export interface ImportPartsTable {
@@ -56,7 +67,8 @@ export interface ImportPartsTable {
 export interface ImportsTables {
   imports: ImportsTable;
   import_parts: ImportPartsTable;
-  import_rows: ImportRowsTable;
+  import_chunks: ImportChunksTable;
+  import_dups: ImportDupsTable;
 }
 
 export type ImportRow = Selectable<ImportsTable>;

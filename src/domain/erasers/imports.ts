@@ -5,14 +5,16 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { ForgetTarget } from './index.ts';
 
+export const FORGOTTEN = 'Address was forgotten (suppressed)';
+
 export async function erase(trx: Db, accountId: string, target: ForgetTarget): Promise<void> {
   const lower = target.email.trim().toLowerCase();
-  await trx
-    .updateTable('import_rows')
-    .set({ email: null, first_name: null, last_name: null, phone: null, custom_fields: null, error: 'Address was forgotten (suppressed)' })
-    .where('import_id', 'in', (eb) => eb.selectFrom('imports').select('id').where('account_id', '=', accountId).where('status', 'in', ['staging', 'processing']))
-    .where(sql<string>`lower(email)`, '=', lower)
-    .execute();
+  // a staged row is one element of its chunk's jsonb array: the element keeps only its row number and the reason
+  await sql`update import_chunks c set rows = (
+      select jsonb_agg(case when lower(e->>'email') = ${lower} then jsonb_build_object('row_no', e->'row_no', 'error', ${FORGOTTEN}::text) else e end order by n)
+      from jsonb_array_elements(c.rows) with ordinality as x(e, n))
+    where c.import_id in (select id from imports where account_id = ${accountId} and status in ('staging', 'processing'))
+      and exists (select 1 from jsonb_array_elements(c.rows) e where lower(e->>'email') = ${lower})`.execute(trx);
   await sql`update imports set errors = (
       select coalesce(jsonb_agg(case when lower(e->>'email') = ${lower} then jsonb_set(e, '{email}', 'null'::jsonb) else e end order by n), '[]'::jsonb)
       from jsonb_array_elements(errors) with ordinality as x(e, n))
