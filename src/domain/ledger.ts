@@ -26,7 +26,9 @@ export async function start(trx: Db, c: CampaignRow, delivery: 'instant' | 'sche
   const links = extractLinks(c.content_html ?? '');
   await trx.deleteFrom('campaign_links').where('campaign_id', '=', c.id).execute();
   if (links.length > 0) await trx.insertInto('campaign_links').values(links.map((url, idx) => ({ campaign_id: c.id, idx, url }))).execute();
-  const inSegments = c.segment_ids.length > 0 ? await segments.whereInAny(trx, c.account_id, c.segment_ids) : undefined;
+  // a segment deleted since the campaign was scheduled no longer contributes (a group likewise has no members)
+  const segmentIds = await existingSegments(trx, c.account_id, c.segment_ids);
+  const inSegments = segmentIds.length > 0 ? await segments.whereInAny(trx, c.account_id, segmentIds) : undefined;
   await trx
     .insertInto('campaign_recipients')
     .columns(['campaign_id', 'account_id', 'subscriber_id', 'email'])
@@ -54,6 +56,12 @@ export async function start(trx: Db, c: CampaignRow, delivery: 'instant' | 'sche
     .where('id', '=', c.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+async function existingSegments(trx: Db, accountId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await trx.selectFrom('segments').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return rows.map((r) => r.id);
 }
 
 // suppressions hold HMACs, which SQL cannot compute without pgcrypto: when (and only when) the account

@@ -212,6 +212,22 @@ describe('Audience (DESIGN §6: frozen with one INSERT … SELECT)', () => {
   });
 });
 
+describe('Scheduled start after the audience changed', () => {
+  test('a segment deleted after scheduling no longer contributes; the campaign still starts with its groups', async () => {
+    const acc = await account();
+    const g = await withAudience(acc, ['grp@x.test']);
+    await subscribers.create(db, acc, { email: 'segonly@x.test', first_name: 'Gone' });
+    const seg = await segments.create(db, acc, { name: 'Gone soon', filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Gone' }] } });
+    const c = await campaigns.create(db, acc, { name: 'Later', subject: 's', content_html: '<p>x</p>', group_ids: [g], segment_ids: [seg.id] });
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: new Date(Date.now() + 200).toISOString() });
+    await segments.remove(db, acc, seg.id);
+    await new Promise((r) => setTimeout(r, 250));
+    assert.ok((await campaigns.startDue(db, config.secret)).includes(c.id));
+    const rows = await db.selectFrom('campaign_recipients').select('email').where('campaign_id', '=', c.id).execute();
+    assert.deepEqual(rows.map((r) => r.email), ['grp@x.test']);
+  });
+});
+
 describe('Ledger steps (DESIGN §6 at most once)', () => {
   test('claim marks rows sending for one worker; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
     const acc = await account();
