@@ -29,7 +29,7 @@ describe('Admin API', () => {
   });
 
   test('Admin API › 401 without the token, with a wrong one, or not in Bearer form', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong' }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }, { authorization: `Bearer ${ADMIN_TOKEN}x` }]) {
       const res = await client(`${s.url}/admin/v1`).call('POST', '/accounts', { name: 'x' }, headers);
       assert.equal(res.status, 401, JSON.stringify(headers));
       assert.deepEqual(res.body, { success: false, error: 'Unauthorized' });
