@@ -3,10 +3,12 @@
 // subscribed, 1 % invalid) imported through the real endpoint of a real server process, on PostgreSQL
 // and on PGlite. On PostgreSQL the same run measures the baseline: COPY of the same file into a staging
 // table + one INSERT … ON CONFLICT into a copy of the subscribers table with the same indexes.
-// Prints rows/s, the ratio import/baseline (target ≥ 0.8), and the server's RSS (target: flat).
+// Prints rows/s, the ratio import/baseline (target ≥ 0.8), the server's RSS (target: flat), the server
+// process's CPU seconds (on PGlite the database runs inside it: the load-independent cost of the import),
+// and the load average, since other work on the machine slows every number down.
 import { chmodSync, createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -19,6 +21,8 @@ interface ImportRun {
   rssBeforeKb: number;
   rssPeakKb: number;
   hwmKb: number;
+  /** CPU seconds the server process used from upload to completed (on PGlite: the database too) */
+  cpuSeconds: number;
   message: string;
 }
 
@@ -36,6 +40,7 @@ export default async function run(args: string[]): Promise<void> {
     const file = join(dir, `mailgrove-bench-${stamp}.csv`);
     await writeCsv(file, rows);
     chmodSync(file, 0o644); // the PostgreSQL server process reads it for the baseline COPY
+    console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log(`PostgreSQL: ${fmt(rows)} rows (${(statSync(file).size / 1024 / 1024).toFixed(0)} MB), 10 % existing, 1 % invalid`);
     const db = await freshDatabase('mg_bench_import');
     const server = await startServer({ DATABASE_URL: db.url, WORKER_POLL_MS: '200' });
@@ -49,6 +54,7 @@ export default async function run(args: string[]): Promise<void> {
       const same = await baseline(db.url, accountId, file, true);
       console.log(`  same-work baseline (COPY + one upsert + the same events, with the events table's foreign keys): ${same.seconds.toFixed(1)} s = ${fmt(rows / same.seconds)} rows/s`);
       console.log(`  ratio import/same-work baseline: ${(same.seconds / imp.seconds).toFixed(2)}`);
+      console.log(`  load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     } finally {
       await server.stop();
       await db.drop();
@@ -60,6 +66,7 @@ export default async function run(args: string[]): Promise<void> {
     const file = join(dir, `mailgrove-bench-${stamp}-pglite.csv`);
     await writeCsv(file, pgliteRows);
     const dataDir = mkdtempSync(join(dir, 'mailgrove-bench-pglite-'));
+    console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     console.log(`PGlite: ${fmt(pgliteRows)} rows, 10 % existing, 1 % invalid`);
     const server = await startServer({ MAILGROVE_DATA_DIR: dataDir, DATABASE_URL: '', WORKER_POLL_MS: '200' });
     try {
@@ -67,6 +74,7 @@ export default async function run(args: string[]): Promise<void> {
       const imp = await importFile(server, key, file, pgliteRows);
       report('import (endpoint → completed)', imp);
       console.log(`  target: < 10 s — ${imp.seconds < 10 ? 'met' : 'NOT met'}`);
+      console.log(`  load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     } finally {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -77,6 +85,7 @@ export default async function run(args: string[]): Promise<void> {
 
 function report(label: string, r: ImportRun) {
   console.log(`  ${label}: ${r.seconds.toFixed(1)} s = ${fmt(r.rows / r.seconds)} rows/s (upload + staging ${r.uploadSeconds.toFixed(1)} s) — ${r.message}`);
+  console.log(`  server process CPU: ${r.cpuSeconds.toFixed(1)} s (user + system; what the run costs without other load, PGlite included)`);
   console.log(`  server RSS: ${fmt(r.rssBeforeKb / 1024)} MB before, ${fmt(r.rssPeakKb / 1024)} MB peak during the import (VmHWM ${fmt(r.hwmKb / 1024)} MB)`);
 }
 
@@ -123,6 +132,7 @@ async function prepare(server: ServerProcess, existing: number) {
 async function importFile(server: ServerProcess, key: string, file: string, rows: number): Promise<ImportRun> {
   const headers = { authorization: `Bearer ${key}` };
   const rssBeforeKb = server.memory().rssKb;
+  const cpuBefore = server.cpuSeconds();
   let rssPeakKb = rssBeforeKb;
   const sampler = setInterval(() => (rssPeakKb = Math.max(rssPeakKb, server.memory().rssKb)), 100);
   const form = new FormData();
@@ -137,7 +147,8 @@ async function importFile(server: ServerProcess, key: string, file: string, rows
       const job = ((await (await fetch(`${server.url}/api/v1/external/imports/${started.data.job_id}`, { headers })).json()) as { data: { status: string; message: string } }).data;
       if (job.status !== 'processing') {
         if (job.status !== 'completed') throw new Error(`import ${job.status}: ${job.message}`);
-        return { rows, seconds: (performance.now() - t0) / 1000, uploadSeconds, rssBeforeKb, rssPeakKb, hwmKb: server.memory().hwmKb, message: job.message };
+        const cpuSeconds = server.cpuSeconds() - cpuBefore;
+        return { rows, seconds: (performance.now() - t0) / 1000, uploadSeconds, rssBeforeKb, rssPeakKb, hwmKb: server.memory().hwmKb, cpuSeconds, message: job.message };
       }
       await new Promise((r) => setTimeout(r, 100));
     }

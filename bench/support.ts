@@ -42,6 +42,8 @@ export interface ServerProcess {
   child: ChildProcess;
   /** kB from /proc/<pid>/status: current resident set and its high-water mark */
   memory(): { rssKb: number; hwmKb: number };
+  /** CPU seconds (user + system) the server process has used so far, from /proc/<pid>/stat */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -67,6 +69,11 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
       return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+    },
+    cpuSeconds() {
+      // fields after the ")" that ends the command name: state is field 3, utime 14, stime 15 (clock ticks, 100/s on Linux)
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

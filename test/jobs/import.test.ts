@@ -161,7 +161,7 @@ describe('forget_subscriber › imports eraser', () => {
 
 // migration 20261121_1100_import_speed: events lost their foreign keys (import speed); triggers keep the cascade
 describe('Delete subscriber › removes the subscriber with its events (engagement history)', () => {
-  test('Delete subscriber › its events go with it; deleting an account removes all of its events', async () => {
+  test('Delete subscriber › its events go with it; deleting an account removes all of its subscribers and events', async () => {
     const { accountId } = await s.newAccount();
     const other = await s.newAccount();
     const rows = [{ email: 'gone@example.com' }, { email: 'kept@example.com' }];
@@ -176,6 +176,7 @@ describe('Delete subscriber › removes the subscriber with its events (engageme
     await s.db.insertInto('events').values({ account_id: other.accountId, type: 'subscriber.deleted', data: '{}' }).execute();
     await s.db.deleteFrom('accounts').where('id', '=', accountId).execute();
     assert.equal((await s.db.selectFrom('events').select('id').where('account_id', '=', accountId).execute()).length, 0, 'the account’s events are gone');
+    assert.equal((await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length, 0, 'the account’s subscribers are gone');
     assert.equal((await s.db.selectFrom('events').select('id').where('account_id', '=', other.accountId).execute()).length, 1, 'another account keeps its events');
   });
 });
