@@ -1,5 +1,6 @@
-// The REST envelope (spec "Response envelope"): {success, data?, message?, error?}, and request parsing
-// that turns zod failures into the domain's Validation error (→ 400 with the field map).
+// The REST envelope (spec "Response envelope"): {success, data?, message?, error?}, request parsing that
+// turns zod failures into the domain's Validation error (→ 400 with the field map), and the body rules the
+// REST and admin faces share (JSON only, text PostgreSQL can store).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFound, Validation } from '../../domain/errors.ts';
