@@ -5,7 +5,6 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
 import { openDb } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { start } from './main.ts';
 import { adminClient, directClient, type Admin } from './cli/admin.ts';
 import { importCommand } from './cli/import.ts';
 
@@ -48,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<number> {
+  // loaded only here: the management commands need the domain, not the HTTP app and workers
+  const { start } = await import('./main.ts');
   const running = await start(config);
   const shutdown = async (signal: string) => {
     running.app.log.info(`${signal}: shutting down`);

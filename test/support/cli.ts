@@ -50,7 +50,7 @@ export function serve(env: Env): Promise<Server> {
   child.stderr!.on('data', (c) => (out += c));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000); // generous: CI shares 2 cores
     child.on('exit', () => reject(new Error(`server exited:\n${out}`)));
     child.stdout!.on('data', () => {
       const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
