@@ -32,6 +32,8 @@ export async function importRoutes(app: FastifyInstance) {
     } catch (err) {
       if (upload) await imports.discard(app.db, upload);
       if ((err as { code?: string }).code === 'FST_FILES_LIMIT' || (err as { code?: string }).code === 'FST_PARTS_LIMIT') throw Validation.field('file', 'Send one file');
+      // busboy rejects a body it cannot read (no boundary, cut short) with a plain Error: the client's fault
+      if (isMalformedMultipart(err)) throw Validation.field('file', `Malformed multipart body: ${(err as Error).message}`);
       throw err;
     }
     const job = await imports.start(app.db, app.queue, upload, groupIds);
@@ -51,4 +53,9 @@ export async function importRoutes(app: FastifyInstance) {
 
 function tooLarge(limit: number) {
   return Object.assign(new Error(`File is too large: the limit is ${limit} bytes (IMPORT_MAX_BYTES)`), { statusCode: 413 });
+}
+
+function isMalformedMultipart(err: unknown): boolean {
+  if (!(err instanceof Error) || (err as { statusCode?: number }).statusCode !== undefined) return false;
+  return /^(Multipart: |Unexpected end of (form|multipart)|Malformed part header)/.test(err.message);
 }
