@@ -4,6 +4,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import * as accounts from '../../domain/accounts.ts';
 import * as apiKeys from '../../domain/apiKeys.ts';
+import * as users from '../../domain/users.ts';
 import { acceptJsonOnly, ok, parse, pathId } from '../rest/envelope.ts';
 import { restError } from '../rest/errors.ts';
 
@@ -49,5 +50,7 @@ export async function adminApi(app: FastifyInstance) {
     await apiKeys.revoke(app.db, null, pathId(req.params, 'API key not found'));
     return { success: true, message: 'API key revoked' };
   });
+  // operator password reset: how an owner created here (no password yet) first signs in to the dashboard
+  app.post('/users/password', async (req) => ok(await users.resetPassword(app.db, parse(users.PasswordReset, req.body)), 'Password set'));
 }
 

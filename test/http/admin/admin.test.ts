@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import * as users from '../../../src/domain/users.ts';
 import { ADMIN_TOKEN, client, keysOf, restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer({ after });
@@ -151,6 +152,17 @@ describe('Admin API', () => {
     assert.ok((await admin.get(`/accounts/${a.id}/api-keys`)).body.data[0].revoked_at);
     assert.equal((await admin.delete(`/api-keys/${k.id}`)).status, 200, 'revoking twice is harmless');
     for (const id of [randomUUID(), 'nope']) assert.deepEqual((await admin.delete(`/api-keys/${id}`)).body, { success: false, error: 'API key not found' });
+  });
+
+  test('Admin API › POST /users/password sets an owner\'s first password, so it can sign in to the dashboard', async () => {
+    const a = await newAccount();
+    const set = await admin.post('/users/password', { email: a.owner.email.toUpperCase(), password: 'correct horse battery' });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.data.id, a.owner.id);
+    assert.ok(await users.authenticatePassword(s.db, a.owner.email, 'correct horse battery'));
+    assert.equal((await admin.post('/users/password', { email: a.owner.email, password: 'short' })).status, 400);
+    assert.equal((await admin.post('/users/password', { email: `nobody-${randomUUID()}@example.com`, password: 'long enough pass' })).status, 404);
+    assert.equal((await client(`${s.url}/admin/v1`).post('/users/password', { email: a.owner.email, password: 'long enough pass' })).status, 401);
   });
 
   test('Admin API › unknown admin routes → 404 envelope', async () => {
