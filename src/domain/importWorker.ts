@@ -24,36 +24,30 @@ export interface WorkerDeps {
  * parts; a part held by another runner is skipped). Returns false once the job has nothing more to do.
  */
 export async function runBatch(db: Db, deps: WorkerDeps, importId: string, runner = 0): Promise<boolean> {
-  const plan = await db
-    .selectFrom('imports')
-    .innerJoin('accounts', 'accounts.id', 'imports.account_id')
-    .select(['imports.status', 'imports.account_id', 'imports.group_ids', 'accounts.verify_emails'])
-    .where('imports.id', '=', importId)
-    .executeTakeFirst();
+  // one round trip: the job, its open parts, and whether the account verifies or has suppressions
+  const plan = await repo.plan(db, importId);
   if (!plan || plan.status !== 'processing') return false;
-  const open = await repo.openParts(db, importId);
-  if (open.length === 0) return finishIfDone(db, importId);
-  const part = open[runner % open.length]!;
+  if (plan.open.length === 0) return finishIfDone(db, importId);
+  const part = plan.open[runner % plan.open.length]!;
   const from = part.last_row;
   const to = Math.min(from + BATCH, part.end_row);
-  const skips = await rowsToSkip(db, deps, plan.account_id, importId, from, to, plan.verify_emails);
+  const skips = await rowsToSkip(db, deps, plan.account_id, importId, from, to, plan);
 
   const ran = await db.transaction().execute(async (trx) => {
     const claimed = await repo.claimPart(trx, importId, part.part);
     if (!claimed || claimed.last_row !== from) return false; // another runner holds or moved this part: plan again
+    // one statement: the batch's subscribers, memberships and events, its staged failures, and the part's cursor
     const { created, updated, failed, failures } = await repo.upsertBatch(trx, plan.account_id, importId, {
+      part: part.part,
       from,
       to,
       skip: skips.map((s) => s.row),
       groupIds: plan.group_ids,
       maxErrors: MAX_ERRORS,
     });
-    await repo.moveCursor(trx, importId, part.part, to);
-    // the job row last: runners of other parts wait for it only until this commit
-    const job = await repo.lock(trx, importId);
-    if (!job || job.status !== 'processing') throw new Error('Import ended while a batch ran');
-    const errors = [...job.errors, ...failures, ...skips].sort((a, b) => a.row - b.row).slice(0, MAX_ERRORS);
-    await repo.advance(trx, importId, { processed: to - from, created, updated, failed: failed + skips.length, errors });
+    // the job row last (its UPDATE takes the row lock): runners of other parts wait for it only until this commit
+    const advanced = await repo.advance(trx, importId, { processed: to - from, created, updated, failed: failed + skips.length, errors: [...failures, ...skips], maxErrors: MAX_ERRORS });
+    if (!advanced) throw new Error('Import ended while a batch ran');
     return true;
   });
   // the last part is held by another runner: give it a moment instead of spinning on the lock
@@ -102,9 +96,16 @@ function countsOf(r: Awaited<ReturnType<typeof repo.finish>>) {
 }
 
 /** Rows of the batch that must not be imported: forgotten addresses (suppressions) and, when the account verifies, undeliverable ones. */
-async function rowsToSkip(db: Db, deps: WorkerDeps, accountId: string, importId: string, from: number, to: number, verify: boolean): Promise<ImportError[]> {
+async function rowsToSkip(
+  db: Db,
+  deps: WorkerDeps,
+  accountId: string,
+  importId: string,
+  from: number,
+  to: number,
+  { verify_emails: verify, any_suppressed: anySuppressed }: { verify_emails: boolean; any_suppressed: boolean },
+): Promise<ImportError[]> {
   // most accounts have no suppressions and no verification: then there is nothing to hash or look up
-  const anySuppressed = await repo.hasSuppressions(db, accountId);
   if (!anySuppressed && !verify) return [];
   const rows = await repo.candidates(db, importId, from, to);
   if (rows.length === 0) return [];

@@ -114,18 +114,39 @@ export async function createParts(db: Db, importId: string, from: number, to: nu
   await db.insertInto('import_parts').values(parts).execute();
 }
 
+/** What a batch needs to know first, in one round trip: the job, its account's settings, its parts with rows left (in order). */
+export async function plan(db: Db, importId: string) {
+  const r = await sql<{
+    status: ImportRow['status'];
+    account_id: string;
+    group_ids: string[];
+    verify_emails: boolean;
+    any_suppressed: boolean;
+    open: { part: number; last_row: number; end_row: number }[];
+  }>`select i.status, i.account_id, i.group_ids, a.verify_emails,
+      exists (select 1 from suppressions s where s.account_id = i.account_id) as any_suppressed,
+      coalesce((select jsonb_agg(jsonb_build_object('part', p.part, 'last_row', p.last_row, 'end_row', p.end_row) order by p.part)
+        from import_parts p where p.import_id = i.id and p.last_row < p.end_row), '[]'::jsonb) as open
+    from imports i join accounts a on a.id = i.account_id where i.id = ${importId}`.execute(db);
+  return r.rows[0];
+}
+
 /** Parts with rows left, in order. */
 export function openParts(db: Db, importId: string) {
   return db.selectFrom('import_parts').select(['part', 'last_row', 'end_row']).where('import_id', '=', importId).whereRef('last_row', '<', 'end_row').orderBy('part').execute();
 }
 
-/** One part under FOR UPDATE SKIP LOCKED: undefined when another runner holds it. */
-export function claimPart(db: Db, importId: string, part: number) {
-  return db.selectFrom('import_parts').select(['part', 'last_row', 'end_row']).where('import_id', '=', importId).where('part', '=', part).forUpdate().skipLocked().executeTakeFirst();
-}
-
-export async function moveCursor(db: Db, importId: string, part: number, lastRow: number): Promise<void> {
-  await db.updateTable('import_parts').set({ last_row: lastRow }).where('import_id', '=', importId).where('part', '=', part).execute();
+/**
+ * One part under FOR UPDATE SKIP LOCKED: undefined when another runner holds it. Claiming it also lets this
+ * transaction commit without waiting for its WAL flush: a crash of the database may lose the last few
+ * batches, never part of one — each commits its subscribers, events and cursor together, so the job resumes
+ * from the cursor that survived. That saves a disk sync per 1000 rows.
+ */
+export async function claimPart(db: Db, importId: string, part: number) {
+  const r = await sql<{ part: number; last_row: number; end_row: number }>`
+    select part, last_row, end_row, set_config('synchronous_commit', 'off', true) as sync from import_parts
+    where import_id = ${importId} and part = ${part} for update skip locked`.execute(db);
+  return r.rows[0];
 }
 
 /** The rows of one batch that reach the upsert: valid and not overridden by a later row. */
@@ -139,10 +160,11 @@ export async function candidates(db: Db, importId: string, from: number, to: num
 /**
  * The batch as one statement: upsert the subscribers (existing ones keep what the row leaves empty;
  * custom_fields merge), add the groups, write subscriber.created / subscriber.updated /
- * subscriber.added_to_group events, and return the counts and the batch's rows that failed while staging
- * (the first `maxErrors` of them, in file order) — all set-based, in the caller's transaction.
+ * subscriber.added_to_group events, move the part's cursor past the batch, and return the counts and the
+ * batch's rows that failed while staging (the first `maxErrors` of them, in file order) — all set-based, in
+ * the caller's transaction (which holds the part's row).
  */
-export async function upsertBatch(db: Db, accountId: string, importId: string, b: { from: number; to: number; skip: number[]; groupIds: string[]; maxErrors: number }) {
+export async function upsertBatch(db: Db, accountId: string, importId: string, b: { part: number; from: number; to: number; skip: number[]; groupIds: string[]; maxErrors: number }) {
   const r = await sql<{ created: number; updated: number; failed: number; failures: ImportError[] }>`
     with rows as materialized ${staged(importId, b.from, b.to)}, batch as (
       select email, first_name, last_name, phone, coalesce(custom_fields, '{}'::jsonb) as custom_fields from rows r
@@ -173,6 +195,8 @@ export async function upsertBatch(db: Db, accountId: string, importId: string, b
       select ${accountId}::uuid, 'subscriber.added_to_group', grp.subscriber_id,
         jsonb_build_object('subscriber', jsonb_build_object('id', up.id, 'email', up.email), 'group', jsonb_build_object('id', g.id, 'name', g.name))
       from grp join up on up.id = grp.subscriber_id join groups g on g.id = grp.group_id
+    ), cursor as (
+      update import_parts set last_row = ${b.to} where import_id = ${importId} and part = ${b.part}
     )
     select (select count(*) filter (where inserted) from up)::int as created, (select count(*) filter (where not inserted) from up)::int as updated,
       (select count(*) from rows where error is not null)::int as failed,
@@ -182,24 +206,26 @@ export async function upsertBatch(db: Db, accountId: string, importId: string, b
 }
 
 // the subscriber as publicView shows it in events, timestamps in JavaScript's ISO form like every other event
-const iso = (col: string) => sql`to_char(${sql.ref(col)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+// (a new row's created_at and every row's updated_at are now(): its text is computed once per statement)
+const toIso = (ts: ReturnType<typeof sql.ref> | ReturnType<typeof sql>) => sql`to_char(${ts} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const iso = (col: string) => sql`case when ${sql.ref(col)} = now() then (select ${toIso(sql`now()`)}) else ${toIso(sql.ref(col))} end`;
 const subscriberJson = sql`jsonb_build_object('id', up.id, 'email', up.email, 'first_name', up.first_name, 'last_name', up.last_name,
   'phone', up.phone, 'status', up.status, 'custom_fields', up.custom_fields, 'created_at', ${iso('up.created_at')}, 'updated_at', ${iso('up.updated_at')})`;
 
-export function advance(db: Db, importId: string, v: { processed: number; created: number; updated: number; failed: number; errors: ImportError[] }) {
-  return db
-    .updateTable('imports')
-    .set((eb) => ({
-      processed_rows: eb('processed_rows', '+', v.processed),
-      created_count: eb('created_count', '+', v.created),
-      updated_count: eb('updated_count', '+', v.updated),
-      failed_count: eb('failed_count', '+', v.failed),
-      errors: JSON.stringify(v.errors),
-      updated_at: new Date(),
-    }))
-    .where('id', '=', importId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+/**
+ * Adds a batch's counts to a running job and merges its errors into the kept list (the first `maxErrors` by
+ * row). Undefined when the job is no longer processing (it ended while the batch ran).
+ */
+export async function advance(db: Db, importId: string, v: { processed: number; created: number; updated: number; failed: number; errors: ImportError[]; maxErrors: number }) {
+  const r = await sql<{ id: string }>`update imports set
+      processed_rows = processed_rows + ${v.processed}, created_count = created_count + ${v.created},
+      updated_count = updated_count + ${v.updated}, failed_count = failed_count + ${v.failed}, updated_at = now(),
+      errors = case when ${v.errors.length} = 0 then errors else (
+        select coalesce(jsonb_agg(e order by (e->>'row')::int), '[]'::jsonb)
+        from (select e from jsonb_array_elements(errors || ${JSON.stringify(v.errors)}::jsonb) e order by (e->>'row')::int limit ${v.maxErrors}) x) end
+    where id = ${importId} and status = 'processing'
+    returning id`.execute(db);
+  return r.rows[0];
 }
 
 export function finish(db: Db, importId: string, v: { status: 'completed' | 'failed'; failure_reason?: string }) {
@@ -231,8 +257,3 @@ export async function removeAbandoned(db: Db, olderThan: Date): Promise<void> {
   await db.deleteFrom('imports').where('status', '=', 'staging').where('updated_at', '<', olderThan).execute();
 }
 
-/** Whether the account has any suppressed address (most have none, and then no batch needs hashing). */
-export async function hasSuppressions(db: Db, accountId: string): Promise<boolean> {
-  const r = await db.selectFrom('suppressions').select('account_id').where('account_id', '=', accountId).limit(1).executeTakeFirst();
-  return r !== undefined;
-}
