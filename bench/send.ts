@@ -47,7 +47,18 @@ export default async function run(args: string[]): Promise<void> {
     const campaign = await api('POST', '/campaigns', { name: 'Bench', subject: SUBJECT, from_name: 'Bench', from_email: 'bench@example.org', content_html: HTML, group_ids: [groupId] });
     const before = server.memory();
     let peakRss = before.rssKb;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, server.memory().rssKb)), 250);
+    // RSS once a tenth is sent (the heap has grown to its working size) and the peak after that: growth
+    // proportional to the audience would show between the two, a warm-up plateau would not
+    let atTenth: number | undefined;
+    let peakAfterTenth = 0;
+    const sampler = setInterval(() => {
+      const rss = server.memory().rssKb;
+      peakRss = Math.max(peakRss, rss);
+      if (atTenth !== undefined) peakAfterTenth = Math.max(peakAfterTenth, rss);
+    }, 250);
+    const tenth = setInterval(async () => {
+      if (atTenth === undefined && (await sink.count()).total >= n / 10) atTenth = server.memory().rssKb;
+    }, 500);
     const cpu0 = cpuSeconds(server.pid);
     const dbName = new URL(db.url).pathname.slice(1);
     const pgCpu0 = postgresCpuSeconds(dbName);
@@ -66,6 +77,7 @@ export default async function run(args: string[]): Promise<void> {
     const cpu = cpuSeconds(server.pid) - cpu0;
     const pgCpu = postgresCpuSeconds(dbName) - pgCpu0;
     clearInterval(sampler);
+    clearInterval(tenth);
     const counted = await sink.count();
     const after = server.memory();
     await sink.reset();
@@ -76,6 +88,7 @@ export default async function run(args: string[]): Promise<void> {
     console.log(`  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`);
     console.log(`  ratio mailgrove/baseline (msg/s, mean baseline): ${(blast.seconds / seconds).toFixed(2)} (target ≥ 0.8); CPU per message: ${(blast.cpu / cpu).toFixed(2)} of the baseline's efficiency`);
     console.log(`  server RSS: ${mb(before.rssKb)} before, ${mb(peakRss)} peak during the send (growth ${mb(peakRss - before.rssKb)}, target < 100 MB), ${mb(after.rssKb)} after; VmHWM ${mb(after.hwmKb)}`);
+    if (atTenth !== undefined) console.log(`  server RSS from 10 % sent to the end: ${mb(atTenth)} → peak ${mb(peakAfterTenth)} (growth ${mb(peakAfterTenth - atTenth)})`);
   } finally {
     await server.stop();
     sink.child.kill();
