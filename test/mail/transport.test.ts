@@ -1,0 +1,72 @@
+// DESIGN §6 transport: pooled SMTP from SMTP_URL (plain, no STARTTLS with ?starttls=false), DKIM signing
+// when DKIM_* are set, replies classified (4xx transient, 5xx permanent with the server's text), and the
+// outbox capture without SMTP_URL (one INSERT for a whole batch with sendMany).
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
+import type { Db } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createTransport } from '../../src/mail/transport.ts';
+import { openTestDb, type TestDb } from '../support/db.ts';
+import { startSink, type Sink } from '../support/smtpSink.ts';
+
+let sink: Sink;
+let tdb: TestDb;
+let db: Db;
+before(async () => {
+  sink = await startSink({ reply: (rcpt) => (rcpt.startsWith('later') ? [451, '4.3.0 Try later'] : rcpt.startsWith('never') ? [550, '5.1.1 No such user'] : undefined) });
+  tdb = await openTestDb();
+  db = tdb.handle.db;
+  await migrate(db);
+});
+after(async () => {
+  await sink.close();
+  await tdb.destroy();
+});
+
+const msg = (to: string) => ({ accountId: null, from: 'News <news@acme.test>', to, subject: 'Hello', html: '<p>Hi</p>', text: 'Hi', headers: { Precedence: 'bulk' } });
+
+test('SMTP with DKIM: the message arrives signed (d= and s= from DKIM_DOMAIN / DKIM_SELECTOR), Message-ID on that domain', async () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString().replace(/\n/g, '\\n'); // as one env line
+  const config = { ...loadConfig({ SMTP_URL: sink.url, DKIM_DOMAIN: 'acme.test', DKIM_SELECTOR: 'mg1', DKIM_PRIVATE_KEY: pem }, {}), secret: 's' };
+  const transport = createTransport(config, db);
+  try {
+    const res = await transport.send(msg('signed@dkim.test'));
+    assert.equal(res.ok, true, JSON.stringify(res));
+    const got = sink.messages.find((m) => m.to[0] === 'signed@dkim.test')!.parsed!;
+    const sig = got.headerLines.find((h) => h.key === 'dkim-signature')?.line ?? '';
+    assert.match(sig, /d=acme\.test/);
+    assert.match(sig, /s=mg1/);
+    assert.match(got.messageId!, /@acme\.test>$/);
+    assert.equal(res.ok && `<${res.messageId}>`, got.messageId);
+  } finally {
+    await transport.close();
+  }
+});
+
+test('SMTP replies: 4xx → transient with the code, 5xx → permanent with the server text', async () => {
+  const transport = createTransport({ ...loadConfig({ SMTP_URL: sink.url }, {}), secret: 's' }, db);
+  try {
+    const later = await transport.send(msg('later@codes.test'));
+    assert.equal(later.ok, false);
+    assert.deepEqual(!later.ok && [later.permanent, later.code], [false, 451]);
+    const never = await transport.send(msg('never@codes.test'));
+    assert.deepEqual(!never.ok && [never.permanent, never.code], [true, 550]);
+    assert.match(!never.ok ? never.error : '', /5\.1\.1 No such user/);
+  } finally {
+    await transport.close();
+  }
+});
+
+test('without SMTP_URL: the outbox captures each message; sendMany writes a batch in one go', async () => {
+  const transport = createTransport({ ...loadConfig({}, {}), secret: 's' }, db);
+  assert.equal(transport.kind, 'outbox');
+  const results = await transport.sendMany!([msg('o1@outbox.test'), msg('o2@outbox.test')]);
+  assert.ok(results.every((r) => r.ok));
+  const rows = await db.selectFrom('outbox').select(['to_addr', 'message_id', 'headers']).where('to_addr', 'like', '%@outbox.test').orderBy('to_addr').execute();
+  assert.deepEqual(rows.map((r) => r.to_addr), ['o1@outbox.test', 'o2@outbox.test']);
+  assert.equal(rows[0]!.headers.Precedence, 'bulk');
+  assert.deepEqual(rows.map((r) => r.message_id), results.map((r) => (r.ok ? r.messageId : '')));
+});
