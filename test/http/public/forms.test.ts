@@ -7,7 +7,8 @@ import { forgetSubscriber } from '../../../src/domain/forget.ts';
 import { signToken } from '../../../src/domain/signups.ts';
 import { client, restClient, startServer } from '../../support/server.ts';
 
-const s = await startServer({ after });
+// TRUST_PROXY: the rate-limit test plays several client IPs through X-Forwarded-For, as a proxy would
+const s = await startServer({ after }, { TRUST_PROXY: true });
 s.config.publicUrl = s.url; // PORT 0: the real port is known only now, and confirmation links must reach it
 
 async function account(opts: { limit?: number } = {}) {
