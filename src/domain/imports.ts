@@ -143,11 +143,11 @@ export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: s
   try {
     // a string is the multipart field's JSON text
     const groups = await subscribers.checkGroups(db, accountId, Array.isArray(groupIds) ? groupIds : parseGroupIds(groupIds));
-    const duplicate_count = await repo.markDuplicates(db, importId);
     row = await db.transaction().execute(async (trx) => {
       const { count, limit } = await subscriberRepo.lockAndCount(trx, accountId);
       const reserved = await repo.reservedByOthers(trx, accountId, importId);
-      const newCount = await repo.countNewEmails(trx, accountId, importId);
+      // one pass over the staged rows: duplicates marked (the last row wins) and new addresses counted
+      const { duplicates: duplicate_count, new_count: newCount } = await repo.markDuplicatesAndCountNew(trx, accountId, importId);
       // landing exactly on the limit is allowed
       if (count + reserved + newCount > limit) {
         throw new LimitExceeded('Import would exceed the plan limit', { current_count: count + reserved, import_count: newCount, limit });

@@ -37,6 +37,11 @@ export async function stage(db: Db, importId: string, rows: StagedRow[]): Promis
     values (${importId}, ${rows[0]!.row_no}, ${rows.at(-1)!.row_no}, ${json}::jsonb)`.execute(db);
 }
 
+/** Row numbers in (from, to] that a later row overrides, as an array (one index range scan per batch). */
+function dupsOf(importId: string, from: number, to: number) {
+  return sql`array(select row_no from import_dups where import_id = ${importId} and row_no > ${from} and row_no <= ${to})`;
+}
+
 /** The staged rows of (from, to] (all of them by default) as a relation with the StagedRow columns. */
 function staged(importId: string, from = 0, to = 2_147_483_647) {
   return sql`(select r.* from import_chunks c cross join lateral jsonb_to_recordset(c.rows)
@@ -44,22 +49,23 @@ function staged(importId: string, from = 0, to = 2_147_483_647) {
     where c.import_id = ${importId} and c.first_row <= ${to} and c.last_row > ${from} and r.row_no > ${from} and r.row_no <= ${to})`;
 }
 
-/** Records every row that a later row of the file overrides (same address, case-insensitive): the last row wins. */
-export async function markDuplicates(db: Db, importId: string): Promise<number> {
-  const r = await sql`insert into import_dups (import_id, row_no)
-    select ${importId}, row_no from (select row_no, row_number() over (partition by lower(email) order by row_no desc) as n
-      from ${staged(importId)} s where error is null) d
-    where n > 1`.execute(db);
-  return Number(r.numAffectedRows ?? 0);
-}
-
-/** Distinct addresses of the import that the account does not have yet (the spec's import_count). */
-export async function countNewEmails(db: Db, accountId: string, importId: string): Promise<number> {
-  const r = await sql<{ n: number }>`select count(*)::int as n from ${staged(importId)} r
-    where r.error is null
-      and not exists (select 1 from import_dups d where d.import_id = ${importId} and d.row_no = r.row_no)
-      and not exists (select 1 from subscribers s where s.account_id = ${accountId} and lower(s.email) = lower(r.email))`.execute(db);
-  return r.rows[0]!.n;
+/**
+ * One pass over the staged rows: records every row that a later row of the file overrides (same address,
+ * case-insensitive: the last row wins) in import_dups, and counts the distinct addresses the account does not
+ * have yet (the spec's import_count). Run with the account row locked (the plan-limit check).
+ */
+export async function markDuplicatesAndCountNew(db: Db, accountId: string, importId: string): Promise<{ duplicates: number; new_count: number }> {
+  const r = await sql<{ duplicates: number; new_count: number }>`
+    with s as materialized (
+      select row_no, email, row_number() over (partition by lower(email) order by row_no desc) as n
+      from ${staged(importId)} s where error is null
+    ), d as (
+      insert into import_dups (import_id, row_no) select ${importId}, row_no from s where n > 1 returning 1
+    )
+    select (select count(*) from d)::int as duplicates,
+      (select count(*) from s where n = 1
+        and not exists (select 1 from subscribers x where x.account_id = ${accountId} and lower(x.email) = lower(s.email)))::int as new_count`.execute(db);
+  return r.rows[0]!;
 }
 
 /** Subscribers the account's other running imports may still create (their reservation). */
@@ -152,7 +158,7 @@ export async function claimPart(db: Db, importId: string, part: number) {
 /** The rows of one batch that reach the upsert: valid and not overridden by a later row. */
 export async function candidates(db: Db, importId: string, from: number, to: number) {
   const r = await sql<{ row_no: number; email: string }>`select row_no, email from ${staged(importId, from, to)} r
-    where error is null and not exists (select 1 from import_dups d where d.import_id = ${importId} and d.row_no = r.row_no)
+    where error is null and row_no <> all(${dupsOf(importId, from, to)})
     order by row_no`.execute(db);
   return r.rows;
 }
@@ -168,8 +174,7 @@ export async function upsertBatch(db: Db, accountId: string, importId: string, b
   const r = await sql<{ created: number; updated: number; failed: number; failures: ImportError[] }>`
     with rows as materialized ${staged(importId, b.from, b.to)}, batch as (
       select email, first_name, last_name, phone, coalesce(custom_fields, '{}'::jsonb) as custom_fields from rows r
-      where error is null and row_no <> all(${b.skip}::int[])
-        and not exists (select 1 from import_dups d where d.import_id = ${importId} and d.row_no = r.row_no)
+      where error is null and row_no <> all(${b.skip}::int[]) and row_no <> all(${dupsOf(importId, b.from, b.to)})
     ), up as (
       insert into subscribers as s (account_id, email, first_name, last_name, phone, custom_fields, source)
       select ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import' from batch
