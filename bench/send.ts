@@ -39,7 +39,7 @@ export default async function run(args: string[]): Promise<void> {
     // the baseline runs before AND after the Mailgrove send and the two are averaged: on a shared machine
     // the load drifts during a run, and a single baseline on one side of it skews the ratio
     const blast1 = await baseline(sink, n, concurrency, server.url);
-    console.log(`  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s)`);
+    console.log(`  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s; bench process RSS ${mb(blast1.rssBeforeKb)} → peak ${mb(blast1.rssPeakKb)})`);
 
     await sink.reset();
     const api = (method: string, path: string, body?: unknown) =>
@@ -82,7 +82,7 @@ export default async function run(args: string[]): Promise<void> {
     const after = server.memory();
     await sink.reset();
     const blast2 = await baseline(sink, n, concurrency, server.url);
-    console.log(`  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s)`);
+    console.log(`  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s; RSS ${mb(blast2.rssBeforeKb)} → peak ${mb(blast2.rssPeakKb)})`);
     const blast = { seconds: (blast1.seconds + blast2.seconds) / 2, cpu: (blast1.cpu + blast2.cpu) / 2 };
     console.log(`  mailgrove (schedule → status sent, incl. freezing the audience ${frozen.toFixed(1)} s): ${seconds.toFixed(1)} s = ${fmt(n / seconds)} msg/s (server ${cpu.toFixed(1)} CPU s, PostgreSQL ${pgCpu.toFixed(1)} CPU s)`);
     console.log(`  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`);
@@ -125,7 +125,7 @@ async function seed(url: string, accountId: string, n: number): Promise<string> 
  * tracked links, pixel, footer and headers, so the same bytes on the wire), personalised per recipient by
  * plain string replacement, handed to a pooled nodemailer transport with the same number of connections.
  */
-async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: string): Promise<{ seconds: number; cpu: number }> {
+async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: string): Promise<{ seconds: number; cpu: number; rssBeforeKb: number; rssPeakKb: number }> {
   const transport = nodemailer.createTransport({ pool: true, maxConnections: concurrency, maxMessages: Infinity, host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true } as any);
   const config = { ...loadConfig({ PUBLIC_URL: serverUrl }, {}), secret: 'bench-secret' };
   const campaign = { id: '8f0c3a5e-3b7e-4a52-9a49-1f6f0d7e2b11', account_id: '5b8e2c1d-9f3a-4c6b-8e7d-2a1b3c4d5e6f', name: 'Bench', subject: SUBJECT, content_html: HTML, content_text: null, preview_text: null, from_name: 'Bench', from_email: 'bench@example.org', reply_to: null } as any;
@@ -134,6 +134,9 @@ async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: s
     id: '00000000-0000-4000-8000-000000000000', email: 'RCPT@example.net', first_name: 'NAME', custom_fields: { company: 'Company NAME' },
   });
   const cpu0 = process.cpuUsage();
+  const rss0 = process.memoryUsage().rss;
+  let rssPeak = rss0;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 250);
   const t0 = performance.now();
   const window = new Set<Promise<unknown>>();
   for (let i = 1; i <= n; i++) {
@@ -155,10 +158,11 @@ async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: s
   await Promise.all(window);
   const seconds = (performance.now() - t0) / 1000;
   const used = process.cpuUsage(cpu0);
+  clearInterval(sampler);
   transport.close();
   const c = await sink.count();
   if (c.total !== n) throw new Error(`baseline: the sink got ${c.total} of ${n}`);
-  return { seconds, cpu: (used.user + used.system) / 1e6 };
+  return { seconds, cpu: (used.user + used.system) / 1e6, rssBeforeKb: rss0 / 1024, rssPeakKb: rssPeak / 1024 };
 }
 
 /**
