@@ -75,6 +75,9 @@ export async function startSink(opts: SinkOptions = {}): Promise<Sink> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  // a sender killed mid-session (the kill -9 tests) resets its socket: smtp-server reports that as an
+  // 'error' event, which without a listener is an uncaught exception in the test process
+  server.on('error', () => {});
   const port = (server.server.address() as { port: number }).port;
   return {
     port,
