@@ -38,10 +38,20 @@ test('DESIGN §6 crash rule: kill -9 mid-send, restart: every recipient got the 
   assert.ok(atKill < N, `the kill came before the end (${atKill} delivered)`);
 
   await server.start();
+  // fetch keeps sockets to the killed process in its pool; each fails once (ECONNRESET) before it is dropped
+  const get = async (path: string) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await api.get(path);
+      } catch (err) {
+        if (attempt >= 100) throw err;
+      }
+    }
+  };
   const until = Date.now() + 90_000;
   let c: any;
   for (;;) {
-    c = (await api.get(`/campaigns/${id}`)).body.data;
+    c = (await get(`/campaigns/${id}`)).body.data;
     if (c?.status === 'sent') break;
     assert.ok(Date.now() < until, `campaign did not finish after the restart: ${JSON.stringify(c)}\n${server.output()}`);
     await new Promise((r) => setTimeout(r, 200));
@@ -53,7 +63,7 @@ test('DESIGN §6 crash rule: kill -9 mid-send, restart: every recipient got the 
 
   const states = new Map<string, string>();
   for (let page = 1; ; page++) {
-    const r = (await api.get(`/campaigns/${id}/recipients?per_page=100&page=${page}`)).body.data;
+    const r = (await get(`/campaigns/${id}/recipients?per_page=100&page=${page}`)).body.data;
     for (const x of r.recipients) states.set(x.subscriber.email, x.state);
     if (page >= r.pagination.total_pages) break;
   }
