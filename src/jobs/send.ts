@@ -1,8 +1,8 @@
 // Campaign send workers (DESIGN §6). Two lanes per process claim ledger batches (FOR UPDATE SKIP LOCKED,
-// committed as 'sending' before SMTP), render and send them through one pooled transport with at most
-// SEND_CONCURRENCY messages in flight, then record the outcomes set-based. While one lane records and
-// claims, the other keeps the SMTP connections busy. A heartbeat keeps this worker's rows its own; rows
-// of a worker that died become 'interrupted' (ledger.interruptOrphans), never sent twice.
+// committed as 'sending' before SMTP), render each message just before handing it to one pooled transport
+// (SEND_CONCURRENCY connections, twice that many messages queued), and write each batch's outcomes
+// set-based while already sending the next. A heartbeat keeps this worker's rows its own; rows of a worker
+// that died become 'interrupted' (ledger.interruptOrphans), never sent twice.
 import { randomUUID } from 'node:crypto';
 import * as ledger from '../domain/ledger.ts';
 import { prepare, type PreparedCampaign } from '../mail/campaignMessage.ts';
