@@ -4,6 +4,7 @@
 // Every query filters by accountId; another account's id reads as not found.
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { PageQuery } from './paging.ts';
 import type { Db } from '../db/client.ts';
 import type { AutomationRow, RunStatus } from '../db/schema/automations.ts';
 import { checkDefinition, stepAt, Steps, Trigger, type Step } from './automationSteps.ts';
@@ -27,14 +28,8 @@ export type NewAutomation = z.input<typeof NewAutomation>;
 export const AutomationUpdate = z.object({ name: Name.optional(), enabled: Enabled.optional(), trigger: Trigger.optional(), steps: Steps.optional() });
 export type AutomationUpdate = z.input<typeof AutomationUpdate>;
 
-const positive = (what: string) =>
-  z.coerce.number({ error: `${what} must be a positive integer` }).int(`${what} must be a positive integer`).min(1, `${what} must be a positive integer`);
-
 /** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
-export const ListQuery = z.object({
-  page: positive('page').default(1),
-  per_page: positive('per_page').default(25).transform((n) => Math.min(n, 100)),
-});
+export const ListQuery = PageQuery;
 export type ListQuery = z.input<typeof ListQuery>;
 
 export const ActivityQuery = ListQuery.extend({

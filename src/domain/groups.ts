@@ -2,6 +2,7 @@
 // members, and assign/unassign of one subscriber. Names are unique per account, case-insensitively.
 // Every membership change writes subscriber.added_to_group / removed_from_group in the same transaction.
 import { z } from 'zod';
+import { PageQuery } from './paging.ts';
 import type { Db } from '../db/client.ts';
 import * as repo from '../db/queries/groups.ts';
 import * as subscriberRepo from '../db/queries/subscribers.ts';
@@ -23,19 +24,13 @@ export type NewGroup = z.input<typeof NewGroup>;
 export const GroupUpdate = NewGroup;
 export type GroupUpdate = NewGroup;
 
-const positive = (what: string) =>
-  z.coerce.number({ error: `${what} must be a positive integer` }).int(`${what} must be a positive integer`).min(1, `${what} must be a positive integer`);
-
-export const ListQuery = z.object({
-  page: positive('page').default(1),
-  // DESIGN §4: larger values are clamped to 100, not rejected
-  per_page: positive('per_page').default(25).transform((n) => Math.min(n, 100)),
+export const ListQuery = PageQuery.extend({
   search: z.string().trim().max(255).optional(),
 });
 export type ListQuery = z.input<typeof ListQuery>;
 
 export const MembersQuery = subscribers.ListQuery.omit({ group_id: true }).extend({
-  per_page: positive('per_page').default(25).transform((n) => Math.min(n, 100)),
+  per_page: PageQuery.shape.per_page,
 });
 export type MembersQuery = z.input<typeof MembersQuery>;
 

@@ -3,6 +3,7 @@
 // only by create and get. Every query filters by accountId; another account's id reads as not found.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { PageQuery } from './paging.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { DeliveryRow, WebhookRow } from '../db/schema/webhooks.ts';
@@ -41,14 +42,8 @@ export type WebhookUpdate = z.input<typeof WebhookUpdate>;
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
-const positive = (what: string) =>
-  z.coerce.number({ error: `${what} must be a positive integer` }).int(`${what} must be a positive integer`).min(1, `${what} must be a positive integer`);
-
 /** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
-export const ListQuery = z.object({
-  page: positive('page').default(1),
-  per_page: positive('per_page').default(25).transform((n) => Math.min(n, 100)),
-});
+export const ListQuery = PageQuery;
 export type ListQuery = z.input<typeof ListQuery>;
 
 export const DeliveriesQuery = ListQuery.extend({
