@@ -7,12 +7,14 @@ import { sql } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { AutomationRow, RunHistoryDetail, RunRow } from '../db/schema/automations.ts';
-import type { SubscriberRow } from '../db/schema.ts';
+import type { Account, SubscriberRow } from '../db/schema.ts';
 import { bulkHeaders, resolveSender } from '../mail/headers.ts';
 import { compileTemplate, renderMessage } from '../mail/render.ts';
+import { automationTrackToken, trackingUrls } from '../mail/tracking.ts';
 import { newMessageId, type MailTransport, type OutgoingMessage, type SendResult } from '../mail/transport.ts';
 import { unsubscribeUrl } from '../mail/unsubscribe.ts';
 import * as subscriberRepo from '../db/queries/subscribers.ts';
+import * as automationEmails from './automationEmails.ts';
 import { branchPath, delayMs, nextPath, stepAt, type Step } from './automationSteps.ts';
 import { Validation } from './errors.ts';
 import { recordEvent } from './events.ts';
@@ -27,7 +29,15 @@ export interface RunDeps {
 }
 
 type Turn = 'continue' | 'wait' | 'done';
-type SendPlan = { run: RunRow; automation: AutomationRow; step: Extract<Step, { type: 'send_email' }>; sub: SubscriberRow; messageId: string };
+type SendPlan = {
+  run: RunRow;
+  automation: AutomationRow;
+  step: Extract<Step, { type: 'send_email' }>;
+  sub: SubscriberRow;
+  account: Account;
+  messageId: string;
+  email: automationEmails.TrackedEmail;
+};
 
 const MAX_HISTORY = 200;
 const STEPS_PER_TURN = 100;
@@ -73,6 +83,7 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
   if (!step) return stop(trx, run, 'failed', { step: path, type: 'run', result: 'failed', reason: 'step no longer exists' });
   if (run.step_state === 'sending') {
     // the last attempt may have reached the mail server before the process died: never send it twice
+    await automationEmails.interrupt(trx, run.id, path);
     return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result: 'interrupted' }, { step_state: null, step_attempts: 0 });
   }
   const sub = await trx.selectFrom('subscribers').selectAll().where('id', '=', run.subscriber_id).where('account_id', '=', run.account_id).executeTakeFirstOrThrow();
@@ -99,8 +110,12 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
     case 'send_email': {
       // DESIGN §4: an unsubscribed, bounced or complained subscriber's run stops before the next email
       if (sub.status !== 'active') return stop(trx, run, 'canceled', { step: path, type: 'send_email', result: 'canceled', reason: `subscriber ${sub.status}` });
+      const account = await trx.selectFrom('accounts').selectAll().where('id', '=', run.account_id).executeTakeFirstOrThrow();
+      const messageId = newMessageId(config);
+      // the email's tracked row commits with the 'sending' mark: its id is the token the message carries
+      const email = await automationEmails.begin(trx, run, path, step.content_html, account.tracking_enabled, messageId);
       await save(trx, run, { step_state: 'sending', step_attempts: run.step_attempts + 1 }, null);
-      return { run, automation, step, sub, messageId: newMessageId(config) };
+      return { run, automation, step, sub, account, messageId, email };
     }
   }
 }
@@ -146,11 +161,15 @@ async function matches(trx: Db, sub: SubscriberRow, step: Extract<Step, { type: 
 
 async function send(deps: RunDeps, p: SendPlan): Promise<SendResult> {
   try {
-    const account = await deps.db.selectFrom('accounts').selectAll().where('id', '=', p.run.account_id).executeTakeFirstOrThrow();
-    const template = compileTemplate({ subject: p.step.subject, html: p.step.content_html });
+    // the same tracking as campaigns (mail/tracking.ts): literal links become {click}/{index} into the
+    // stored link set, a pixel goes before </body>; the token names this email's automation_emails row
+    const tracked = p.account.tracking_enabled;
+    const linkIndex = new Map(p.email.links.map((url, i) => [url, i]));
+    const template = compileTemplate({ subject: p.step.subject, html: p.step.content_html }, tracked ? { linkIndex: (url) => linkIndex.get(url) } : undefined);
     const unsubscribe = unsubscribeUrl(deps.config, p.run.account_id, p.sub.id, { automation_id: p.automation.id });
-    const m = renderMessage(template, { subscriber: p.sub, unsubscribeUrl: unsubscribe });
-    const sender = resolveSender(deps.config, p.step, account);
+    const tracking = tracked ? trackingUrls(deps.config, automationTrackToken(deps.config.secret, p.email.id)) : undefined;
+    const m = renderMessage(template, { subscriber: p.sub, unsubscribeUrl: unsubscribe, tracking });
+    const sender = resolveSender(deps.config, p.step, p.account);
     const msg: OutgoingMessage = {
       accountId: p.run.account_id,
       from: sender.from,
@@ -175,8 +194,11 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
   if (!run) return 'done';
   const path = p.run.current_step!;
   const steps = p.automation.steps as Step[];
+  const retry = !r.ok && run.status === 'active' && !r.permanent && run.step_attempts < config.SEND_MAX_ATTEMPTS;
+  await automationEmails.finish(trx, p.email.id, r.ok ? 'sent' : retry ? 'sending' : 'failed', r.ok ? r.messageId : undefined);
   if (r.ok) {
-    await recordEvent(trx, run.account_id, 'email.sent', { automation_id: p.automation.id, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId }, p.sub.id);
+    const source = { automation_id: p.automation.id, step: path, run_id: run.id };
+    await recordEvent(trx, run.account_id, 'email.sent', { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId }, p.sub.id);
     await trx.updateTable('automations').set((eb) => ({ emails_sent: eb('emails_sent', '+', 1) })).where('id', '=', p.automation.id).execute();
     const entry = { step: path, type: 'send_email', result: 'sent', message_id: r.messageId };
     const sent = { step_state: null, step_attempts: 0, emails_sent: run.emails_sent + 1 };
@@ -185,7 +207,7 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
     return moveTo(trx, run, p.automation, nextPath(steps, path), entry, sent);
   }
   if (run.status !== 'active') return save(trx, run, { step_state: null }, { step: path, type: 'send_email', result: 'not sent', error: r.error }).then(() => 'done' as const);
-  if (!r.permanent && run.step_attempts < config.SEND_MAX_ATTEMPTS) {
+  if (retry) {
     const retryAt = new Date(Date.now() + config.SEND_RETRY_BASE_MS * 2 ** (run.step_attempts - 1));
     await save(trx, run, { step_state: null, next_run_at: retryAt }, { step: path, type: 'send_email', result: 'retrying', error: r.error, retry_at: retryAt.toISOString() });
     return 'wait';

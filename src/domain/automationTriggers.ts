@@ -4,6 +4,9 @@
 // trigger_event_id is the event's id, except where one run per subscriber is wanted for repeated events:
 // campaign_opened (per campaign), link_clicked (per campaign and URL) and date_anniversary (per year)
 // derive it from those, so a second open of the same campaign does not start the series again.
+// campaign_opened and link_clicked match opens and clicks of CAMPAIGN emails only (events with a
+// campaign_id): an automation's own emails are tracked too, but letting them start runs would let an
+// automation feed itself (or two feed each other) from the very emails they send.
 import { sql } from 'kysely';
 import type { Db } from '../db/client.ts';
 import type { FeedBatch } from './eventFeed.ts';
@@ -31,9 +34,9 @@ export async function startFromEvents(trx: Db, batch: FeedBatch): Promise<number
                 and e.data->'group'->>'id' = a.trigger->>'group_id')
            or (a.trigger->>'type' = 'form_submitted' and e.type = 'form.submitted'
                 and e.data->'form'->>'id' = a.trigger->>'form_id')
-           or (a.trigger->>'type' = 'campaign_opened' and e.type = 'email.opened'
+           or (a.trigger->>'type' = 'campaign_opened' and e.type = 'email.opened' and e.data->>'campaign_id' is not null
                 and (a.trigger->>'campaign_id' is null or e.data->>'campaign_id' = a.trigger->>'campaign_id'))
-           or (a.trigger->>'type' = 'link_clicked' and e.type = 'email.clicked'
+           or (a.trigger->>'type' = 'link_clicked' and e.type = 'email.clicked' and e.data->>'campaign_id' is not null
                 and (a.trigger->>'campaign_id' is null or e.data->>'campaign_id' = a.trigger->>'campaign_id')
                 and (a.trigger->>'url' is null or e.data->>'url' = a.trigger->>'url'))
          )

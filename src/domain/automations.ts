@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { PageQuery } from './paging.ts';
 import type { Db } from '../db/client.ts';
 import type { AutomationRow, RunStatus } from '../db/schema/automations.ts';
+import * as automationEmails from './automationEmails.ts';
 import { checkDefinition, stepAt, Steps, Trigger, type Step } from './automationSteps.ts';
 import { NotFound, StateConflict } from './errors.ts';
 import { parseInput } from './validation.ts';
@@ -37,7 +38,13 @@ export const ActivityQuery = ListQuery.extend({
 });
 export type ActivityQuery = z.input<typeof ActivityQuery>;
 
-export function view(row: AutomationRow, active: number) {
+/** What stats need beyond the automation's own counters: runs active now, opens and clicks of its emails. */
+interface Live extends automationEmails.Engagement {
+  active: number;
+}
+const IDLE: Live = { active: 0, ...automationEmails.NO_ENGAGEMENT };
+
+export function view(row: AutomationRow, live: Live = IDLE) {
   return {
     id: row.id,
     name: row.name,
@@ -46,17 +53,27 @@ export function view(row: AutomationRow, active: number) {
     steps: row.steps,
     stats: {
       started: row.runs_started,
-      active,
+      active: live.active,
       completed: row.runs_completed,
       canceled: row.runs_canceled,
       failed: row.runs_failed,
       emails_sent: row.emails_sent,
+      // as campaigns count them: every open/click, and the emails opened/clicked at least once
+      opens: live.opens,
+      unique_opens: live.unique_opens,
+      clicks: live.clicks,
+      unique_clicks: live.unique_clicks,
     },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 export type Automation = ReturnType<typeof view>;
+
+async function liveStats(db: Db, accountId: string, ids: string[]): Promise<Map<string, Live>> {
+  const [active, engaged] = await Promise.all([activeCounts(db, accountId, ids), automationEmails.engagement(db, accountId, ids)]);
+  return new Map(ids.map((id) => [id, { active: active.get(id) ?? 0, ...(engaged.get(id) ?? automationEmails.NO_ENGAGEMENT) }]));
+}
 
 async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
@@ -79,7 +96,7 @@ export async function create(db: Db, accountId: string, input: NewAutomation): P
     .values({ account_id: accountId, name: a.name, enabled: a.enabled, trigger: JSON.stringify(checked.trigger), steps: JSON.stringify(checked.steps) })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return view(row, 0);
+  return view(row);
 }
 
 async function find(db: Db, accountId: string, id: string): Promise<AutomationRow> {
@@ -90,7 +107,7 @@ async function find(db: Db, accountId: string, id: string): Promise<AutomationRo
 
 export async function get(db: Db, accountId: string, id: string): Promise<Automation> {
   const row = await find(db, accountId, id);
-  return view(row, (await activeCounts(db, accountId, [id])).get(id) ?? 0);
+  return view(row, (await liveStats(db, accountId, [id])).get(id));
 }
 
 export async function list(db: Db, accountId: string, query: ListQuery) {
@@ -105,8 +122,8 @@ export async function list(db: Db, accountId: string, query: ListQuery) {
     .offset((q.page - 1) * q.per_page)
     .execute();
   const { total } = await db.selectFrom('automations').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  const active = await activeCounts(db, accountId, rows.map((r) => r.id));
-  return { data: rows.map((r) => view(r, active.get(r.id) ?? 0)), total: Number(total), page: q.page, per_page: q.per_page };
+  const live = await liveStats(db, accountId, rows.map((r) => r.id));
+  return { data: rows.map((r) => view(r, live.get(r.id))), total: Number(total), page: q.page, per_page: q.per_page };
 }
 
 /**

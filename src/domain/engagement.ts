@@ -1,48 +1,87 @@
-// Opens and clicks of campaign emails (DESIGN §6 tracking): each one counts on the recipient's ledger row
-// (opens/clicks, first opened_at/clicked_at: campaign stats read these) and writes email.opened /
-// email.clicked with subscriber_id set (segments and automations read data->>'campaign_id').
-// Nothing is recorded when the account has turned tracking off.
-import { sql } from 'kysely';
+// Opens and clicks of tracked emails (DESIGN §6 tracking), campaign and automation emails alike. Each one
+// counts on the email's own row (campaign_recipients or automation_emails: opens/clicks, first
+// opened_at/clicked_at, which the stats read) and writes email.opened / email.clicked with subscriber_id
+// set, naming where the email came from: {campaign_id} or {automation_id, step, run_id}. Segments and the
+// campaign_opened / link_clicked triggers read data->>'campaign_id', so only campaign emails feed them.
+// Nothing is recorded when the account has turned tracking off; the redirect still works.
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/client.ts';
+import type { TrackTarget } from '../mail/tracking.ts';
 import { recordEvent } from './events.ts';
 
-export interface Target {
-  campaign_id: string;
+type Changes = RawBuilder<unknown>;
+// the two fixed SET lists; never user input. A click also counts as an open when none was seen
+// (images are often blocked).
+const OPEN: Changes = sql`opens = opens + 1, opened_at = coalesce(opened_at, now())`;
+const CLICK: Changes = sql`clicks = clicks + 1, clicked_at = coalesce(clicked_at, now()), opened_at = coalesce(opened_at, now())`;
+
+/** The counted email: who it went to, and the event data naming its source. */
+interface Touched {
+  account_id: string;
   subscriber_id: string;
+  email: string;
+  message_id: string | null;
+  source: Record<string, unknown>;
 }
 
-export async function recordOpen(db: Db, t: Target): Promise<boolean> {
+export async function recordOpen(db: Db, t: TrackTarget): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const row = await touch(trx, t, sql`opens = opens + 1, opened_at = coalesce(opened_at, now())`);
+    const row = await touch(trx, t, OPEN);
     if (!row) return false;
-    await recordEvent(trx, row.account_id, 'email.opened', { campaign_id: t.campaign_id, subscriber: { id: t.subscriber_id, email: row.email }, message_id: row.message_id }, t.subscriber_id);
+    await recordEvent(trx, row.account_id, 'email.opened', eventData(row), row.subscriber_id);
     return true;
   });
 }
 
-/**
- * The stored URL of link `link` of the campaign (undefined: no such link), after counting the click.
- * A click also counts as an open when none was seen (images are often blocked).
- */
-export async function recordClick(db: Db, t: Target & { link: number }): Promise<string | undefined> {
+/** The stored URL of link `link` of the email (undefined: no such link), after counting the click. */
+export async function recordClick(db: Db, t: TrackTarget, link: number): Promise<string | undefined> {
   return db.transaction().execute(async (trx) => {
-    const link = await trx.selectFrom('campaign_links').select('url').where('campaign_id', '=', t.campaign_id).where('idx', '=', t.link).executeTakeFirst();
-    if (!link) return undefined;
-    const row = await touch(trx, t, sql`clicks = clicks + 1, clicked_at = coalesce(clicked_at, now()), opened_at = coalesce(opened_at, now())`);
-    if (row) {
-      await recordEvent(trx, row.account_id, 'email.clicked', { campaign_id: t.campaign_id, subscriber: { id: t.subscriber_id, email: row.email }, message_id: row.message_id, url: link.url }, t.subscriber_id);
-    }
-    return link.url;
+    const url = await storedLink(trx, t, link);
+    if (url === undefined) return undefined;
+    const row = await touch(trx, t, CLICK);
+    if (row) await recordEvent(trx, row.account_id, 'email.clicked', { ...eventData(row), url }, row.subscriber_id);
+    return url;
   });
 }
 
-// `changes` is one of the two fixed SET lists above, never user input
-async function touch(trx: Db, t: Target, changes: ReturnType<typeof sql>) {
-  const r = await sql<{ account_id: string; email: string; message_id: string | null }>`
-    update campaign_recipients r set ${changes}
-    from accounts a
-    where r.campaign_id = ${t.campaign_id}::uuid and r.subscriber_id = ${t.subscriber_id}::uuid
-      and r.state = 'sent' and a.id = r.account_id and a.tracking_enabled
-    returning r.account_id, r.email, r.message_id`.execute(trx);
-  return r.rows[0];
+function eventData(row: Touched) {
+  return { ...row.source, subscriber: { id: row.subscriber_id, email: row.email }, message_id: row.message_id };
+}
+
+async function storedLink(trx: Db, t: TrackTarget, idx: number): Promise<string | undefined> {
+  if ('campaign_id' in t) {
+    const row = await trx.selectFrom('campaign_links').select('url').where('campaign_id', '=', t.campaign_id).where('idx', '=', idx).executeTakeFirst();
+    return row?.url;
+  }
+  const row = await trx
+    .selectFrom('automation_emails as e')
+    .innerJoin('automation_links as l', (j) => j.onRef('l.automation_id', '=', 'e.automation_id').onRef('l.links_key', '=', 'e.links_key'))
+    .select('l.url')
+    .where('e.id', '=', t.automation_email_id)
+    .where('l.idx', '=', idx)
+    .executeTakeFirst();
+  return row?.url;
+}
+
+async function touch(trx: Db, t: TrackTarget, changes: Changes): Promise<Touched | undefined> {
+  if ('campaign_id' in t) {
+    const r = await sql<{ account_id: string; email: string; message_id: string | null }>`
+      update campaign_recipients r set ${changes}
+      from accounts a
+      where r.campaign_id = ${t.campaign_id}::uuid and r.subscriber_id = ${t.subscriber_id}::uuid
+        and r.state = 'sent' and a.id = r.account_id and a.tracking_enabled
+      returning r.account_id, r.email, r.message_id`.execute(trx);
+    const row = r.rows[0];
+    return row && { ...row, subscriber_id: t.subscriber_id, source: { campaign_id: t.campaign_id } };
+  }
+  // any state but 'failed': the token only exists in a message handed to the mail server, and the open
+  // can arrive before the run has recorded the server's answer (or after a crash left it 'interrupted')
+  const r = await sql<{ account_id: string; subscriber_id: string; email: string; message_id: string | null; automation_id: string; step: string; run_id: string }>`
+    update automation_emails e set ${changes}
+    from accounts a, subscribers s
+    where e.id = ${t.automation_email_id}::uuid and e.state <> 'failed'
+      and a.id = e.account_id and a.tracking_enabled and s.id = e.subscriber_id
+    returning e.account_id, e.subscriber_id, s.email, e.message_id, e.automation_id, e.step, e.run_id`.execute(trx);
+  const row = r.rows[0];
+  return row && { ...row, source: { automation_id: row.automation_id, step: row.step, run_id: row.run_id } };
 }

@@ -1,34 +1,59 @@
-// Open pixel and click redirect (DESIGN §6): /t/o/{token} and /t/c/{token}/{link}. The token is one
-// HMAC-signed (campaign, subscriber) pair per recipient, shared by the pixel and every link of the message
-// (one signature per message instead of one per link). The link part is only an INDEX into the campaign's
-// stored links (campaign_links): the redirect target always comes from our own table, so a tampered index
-// can at most name another link of the same campaign — never an open redirect.
+// Open pixel and click redirect (DESIGN §6): /t/o/{token} and /t/c/{token}/{link}, for campaign and
+// automation emails alike. The token is one HMAC-signed reference to the email it went out in, shared by
+// the pixel and every link of the message (one signature per message instead of one per link). The link
+// part is only an INDEX into the email's stored links (campaign_links, automation_links): the redirect
+// target always comes from our own table, so a tampered index can at most name another link of the same
+// email's link set — never an open redirect.
 import type { Config } from '../config.ts';
 import { bytesUuid, sign, uuidBytes, verify } from './signedToken.ts';
 
-export interface TrackToken {
+/** A campaign email: the (campaign, subscriber) pair names its ledger row. */
+export interface CampaignTrack {
   campaign_id: string;
   subscriber_id: string;
 }
 
+/** An automation email: its automation_emails row, which names the automation, the run, the step and the subscriber. */
+export interface AutomationTrack {
+  automation_email_id: string;
+}
+
+export type TrackTarget = CampaignTrack | AutomationTrack;
+
+const PURPOSE = 'track';
+// campaign tokens are the bare two ids (32 bytes), as issued before automations were tracked; an
+// automation token is a kind byte and one id (17 bytes), so the length alone already tells them apart
+const AUTOMATION_KIND = 2;
+
 export function trackToken(secret: string, campaignId: string, subscriberId: string): string {
-  return sign(secret, 'track', Buffer.concat([uuidBytes(campaignId), uuidBytes(subscriberId)]));
+  return sign(secret, PURPOSE, Buffer.concat([uuidBytes(campaignId), uuidBytes(subscriberId)]));
 }
 
-export function readTrackToken(secret: string, token: string): TrackToken | undefined {
-  const p = verify(secret, 'track', token);
-  if (!p || p.length !== 32) return undefined;
-  return { campaign_id: bytesUuid(p.subarray(0, 16)), subscriber_id: bytesUuid(p.subarray(16, 32)) };
+export function automationTrackToken(secret: string, automationEmailId: string): string {
+  return sign(secret, PURPOSE, Buffer.concat([Buffer.from([AUTOMATION_KIND]), uuidBytes(automationEmailId)]));
 }
 
-/** The open pixel's URL for one recipient. */
+/** The email a token was made for, or undefined when it is forged, truncated or of another purpose. */
+export function readTrackToken(secret: string, token: string): TrackTarget | undefined {
+  const p = verify(secret, PURPOSE, token);
+  if (p?.length === 32) return { campaign_id: bytesUuid(p.subarray(0, 16)), subscriber_id: bytesUuid(p.subarray(16, 32)) };
+  if (p?.length === 17 && p[0] === AUTOMATION_KIND) return { automation_email_id: bytesUuid(p.subarray(1)) };
+  return undefined;
+}
+
+/** One message's pixel URL and click base (`{click}/{index}` is link `index`), from its token. */
+export function trackingUrls(config: Config, token: string): { click: string; open: string } {
+  return { click: `${config.publicUrl}/t/c/${token}`, open: `${config.publicUrl}/t/o/${token}` };
+}
+
+/** The open pixel's URL for one recipient of a campaign. */
 export function openUrl(config: Config, campaignId: string, subscriberId: string, token = trackToken(config.secret, campaignId, subscriberId)): string {
-  return `${config.publicUrl}/t/o/${token}`;
+  return trackingUrls(config, token).open;
 }
 
-/** The redirect URL of stored link `link` for one recipient. */
+/** The redirect URL of stored link `link` for one recipient of a campaign. */
 export function clickUrl(config: Config, campaignId: string, subscriberId: string, link: number, token = trackToken(config.secret, campaignId, subscriberId)): string {
-  return `${config.publicUrl}/t/c/${token}/${link}`;
+  return `${trackingUrls(config, token).click}/${link}`;
 }
 
 const HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(.*?)\2/gis;

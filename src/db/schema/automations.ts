@@ -1,4 +1,5 @@
-// Kysely types of the automations tables (migration 20261121_0950_automations.sql).
+// Kysely types of the automations tables (migrations 20261121_0950_automations.sql,
+// 20261122_0900_automation_tracking.sql).
 // event_cursors, shared with the webhook fan-out, is typed in schema/webhooks.ts.
 import type { Generated, Selectable } from 'kysely';
 import type { JsonColumn, NullableTimestamp, Timestamp } from './core.ts';
@@ -52,9 +53,39 @@ export interface AutomationRunsTable {
   finished_at: NullableTimestamp;
 }
 
+export type AutomationEmailState = 'sending' | 'sent' | 'failed' | 'interrupted';
+
+/** migration 20261122_0900_automation_tracking.sql: one row per email of a run, tracked like a campaign's */
+export interface AutomationEmailsTable {
+  id: Generated<string>;
+  account_id: string;
+  automation_id: string;
+  run_id: string;
+  step: string;
+  subscriber_id: string;
+  state: Generated<AutomationEmailState>;
+  links_key: string | null;
+  message_id: string | null;
+  sent_at: NullableTimestamp;
+  opens: Generated<number>;
+  clicks: Generated<number>;
+  opened_at: NullableTimestamp;
+  clicked_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface AutomationLinksTable {
+  automation_id: string;
+  links_key: string;
+  idx: number;
+  url: string;
+}
+
 export interface AutomationsTables {
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
+  automation_emails: AutomationEmailsTable;
+  automation_links: AutomationLinksTable;
 }
 
 export type AutomationRow = Selectable<AutomationsTable>;

@@ -1,7 +1,7 @@
-// Public tracking routes (DESIGN §6): GET /t/o/{token} answers a 1×1 GIF and counts an open;
-// GET /t/c/{token}/{link} counts a click and redirects (302) to the campaign's STORED link number {link}
-// — the URL never travels in the request, so this can never be used as an open redirect.
-// Forged tokens record nothing.
+// Public tracking routes (DESIGN §6), for campaign and automation emails: GET /t/o/{token} answers a 1×1
+// GIF and counts an open; GET /t/c/{token}/{link} counts a click and redirects (302) to the email's STORED
+// link number {link} — the URL never travels in the request, so this can never be used as an open
+// redirect. Forged tokens record nothing; a forged click is a 404.
 import type { FastifyInstance } from 'fastify';
 import * as engagement from '../../domain/engagement.ts';
 import { PIXEL_GIF, readTrackToken } from '../../mail/tracking.ts';
@@ -20,7 +20,7 @@ export async function trackingRoutes(app: FastifyInstance) {
   app.get('/t/c/:token/:link', async (req, reply) => {
     const { token, link } = req.params as { token: string; link: string };
     const t = readTrackToken(app.config.secret, token);
-    const url = t && /^\d{1,5}$/.test(link) ? await engagement.recordClick(app.db, { ...t, link: Number(link) }) : undefined;
+    const url = t && /^\d{1,5}$/.test(link) ? await engagement.recordClick(app.db, t, Number(link)) : undefined;
     if (!url) return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', 'This link is not valid.'));
     return reply.header('cache-control', 'no-store').redirect(url, 302);
   });

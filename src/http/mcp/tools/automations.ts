@@ -13,7 +13,7 @@ const listAutomations = defineTool({
   scope: 'automations:read',
   description:
     'List the automations of the account, newest first, 25 per page by default. Each is {id, name, enabled, trigger, steps, ' +
-    'stats {started, active, completed, canceled, failed, emails_sent}, created_at, updated_at}. Use get_automation_activity ' +
+    'stats {started, active, completed, canceled, failed, emails_sent, opens, unique_opens, clicks, unique_clicks}, created_at, updated_at}. Use get_automation_activity ' +
     'to see the individual runs.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ ...PageArgs }),
@@ -28,7 +28,8 @@ const getAutomation = defineTool({
   title: 'Get an automation',
   scope: 'automations:read',
   description:
-    'Get one automation with its trigger, its steps and its stats (runs started, active, completed, canceled, failed; emails sent). ' +
+    'Get one automation with its trigger, its steps and its stats (runs started, active, completed, canceled, failed; emails sent; ' +
+    'opens, unique_opens, clicks, unique_clicks of its emails when the account tracks them). ' +
     'Fails with "Automation not found" for an unknown automation_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ automation_id: AutomationId }),
@@ -64,7 +65,7 @@ const createAutomation = defineTool({
   description:
     'Create an automation: a trigger that starts a run per subscriber, and the steps each run takes. Triggers: ' +
     '{type:"subscriber_created", source?: api|import|form|dashboard|mcp}, {type:"joined_group", group_id}, {type:"form_submitted", form_id}, ' +
-    '{type:"campaign_opened", campaign_id?}, {type:"link_clicked", campaign_id?, url?}, {type:"date_anniversary", field} (a date custom field; ' +
+    '{type:"campaign_opened", campaign_id?}, {type:"link_clicked", campaign_id?, url?} (opens/clicks of campaign emails only), {type:"date_anniversary", field} (a date custom field; ' +
     'runs on its month and day each year). Steps: {type:"delay", amount, unit: minutes|hours|days}, ' +
     '{type:"send_email", subject, content_html, from_name?, from_email?} (Liquid such as {{ subscriber.first_name }}; an unsubscribe link ' +
     'is added when missing), {type:"add_to_group"|"remove_from_group", group_id}, {type:"update_field", field, value} (first_name, last_name, ' +
