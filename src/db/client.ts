@@ -8,7 +8,10 @@ import { citext } from '@electric-sql/pglite/contrib/citext';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { PGliteDialect } from './pgliteDialect.ts';
+import { PGliteDialect, untracked } from './pgliteDialect.ts';
+import { ChangeClock, registerClock } from './changeClock.ts';
+import { listenForChanges } from './changeListener.ts';
+import { clientClass } from './prepared.ts';
 import type { DB } from './schema.ts';
 
 export type Db = Kysely<DB>;
@@ -16,6 +19,8 @@ export type Db = Kysely<DB>;
 export interface DbHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** Counts the writes this process made or heard of; read caches key on it (db/readCache.ts). */
+  changes: ChangeClock;
   /** Runs raw SQL through the same connection discipline as Kysely (pg-boss uses this). */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }>;
   close(): Promise<void>;
@@ -46,23 +51,27 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
       return pg.types.getTypeParser(oid, format);
     },
   };
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: opts.poolSize ?? 10,
-    types,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
-  });
+  const connection = { connectionString: url, ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}) };
+  const changes = new ChangeClock(false);
+  const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10, types, Client: clientClass(changes) });
   // an idle client that loses its server must not crash the process; the next query reports it
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  registerClock(db, changes);
+  const listener = listenForChanges(connection, changes);
   return {
     db,
     kind: 'postgres',
+    changes,
     async executeSql(text, values) {
-      const r = await pool.query(text, values as any[]);
+      // the config form: pg-boss's own statements neither get named nor tick the change clock
+      const r = await pool.query({ text, values: values as any[] });
       return { rows: r.rows, rowCount: r.rowCount ?? undefined };
     },
-    close: () => db.destroy(),
+    async close() {
+      await listener.close();
+      await db.destroy();
+    },
   };
 }
 
@@ -83,12 +92,15 @@ async function openPGlite(dataDir?: string): Promise<DbHandle> {
     unlock();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const changes = new ChangeClock(true);
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, changes) });
+  registerClock(db, changes);
   return {
     db,
     kind: 'pglite',
+    changes,
     async executeSql(text, values) {
-      const r = await db.executeQuery(CompiledQuery.raw(text, (values ?? []) as unknown[]));
+      const r = await db.executeQuery(untracked(CompiledQuery.raw(text, (values ?? []) as unknown[])));
       return { rows: r.rows as any[], rowCount: r.numAffectedRows === undefined ? undefined : Number(r.numAffectedRows) };
     },
     async close() {

@@ -13,6 +13,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import type { ChangeClock } from './changeClock.ts';
 
 class Mutex {
   private tail: Promise<void> = Promise.resolve();
@@ -25,10 +26,33 @@ class Mutex {
   }
 }
 
+const untrackedQueries = new WeakSet<CompiledQuery>();
+
+/** Marks a query (pg-boss's own) as none of the change clock's business. */
+export function untracked(query: CompiledQuery): CompiledQuery {
+  untrackedQueries.add(query);
+  return query;
+}
+
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pg: PGlite) {}
+  constructor(
+    private readonly pg: PGlite,
+    private readonly changes: ChangeClock,
+  ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (untrackedQueries.has(query)) return this.run(query);
+    try {
+      const result = await this.run<R>(query);
+      this.changes.noteStatement(query.sql, result.numAffectedRows === undefined ? undefined : Number(result.numAffectedRows));
+      return result;
+    } catch (err) {
+      this.changes.noteStatement(query.sql, undefined);
+      throw err;
+    }
+  }
+
+  private async run<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     // Parameterless text may hold several statements (migrations, pg-boss DDL): exec runs them all.
     if (query.parameters.length === 0) {
       const results = await this.pg.exec(query.sql);
@@ -54,8 +78,11 @@ class PGliteDriver implements Driver {
   private readonly connection: PGliteConnection;
   private releases = new WeakMap<DatabaseConnection, () => void>();
 
-  constructor(private readonly pg: PGlite) {
-    this.connection = new PGliteConnection(pg);
+  constructor(
+    private readonly pg: PGlite,
+    changes: ChangeClock,
+  ) {
+    this.connection = new PGliteConnection(pg, changes);
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -83,12 +110,15 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pg: PGlite) {}
+  constructor(
+    private readonly pg: PGlite,
+    private readonly changes: ChangeClock,
+  ) {}
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pg);
+    return new PGliteDriver(this.pg, this.changes);
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import * as repo from '../db/queries/subscribers.ts';
+import { readCacheOf } from '../db/readCache.ts';
 import type { SubscriberRow, SubscriberStatus } from '../db/schema.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from './errors.ts';
 import { recordEvent, recordEvents, type EventInput } from './events.ts';
@@ -104,10 +105,22 @@ export async function create(db: Db, accountId: string, input: NewSubscriber, so
   });
 }
 
-export async function getFull(db: Db, accountId: string, by: { id: string } | { email: string }): Promise<FullSubscriber> {
-  const row = await repo.findFull(db, accountId, 'id' in by ? by : { email: by.email.trim() });
-  if (!row) throw new NotFound('Subscriber not found');
-  return { ...row, notes: row.notes.map((n) => ({ ...n, created_at: new Date(n.created_at) })) };
+/**
+ * One subscriber with groups and notes. Outside a transaction it is served from a read cache that any
+ * write empties (db/readCache.ts): integrations poll this read far more often than subscribers change.
+ * The result is frozen; callers copy what they change.
+ */
+export async function getFull(db: Db, accountId: string, by: { id: string } | { email: string }): Promise<Readonly<FullSubscriber>> {
+  const lookup = 'id' in by ? by : { email: by.email.trim() };
+  const load = async (): Promise<FullSubscriber | undefined> => {
+    const row = await repo.findFull(db, accountId, lookup);
+    return row && { ...row, notes: row.notes.map((n) => ({ ...n, created_at: new Date(n.created_at) })) };
+  };
+  const cache = readCacheOf<FullSubscriber>(db, 'subscriber');
+  const key = 'id' in lookup ? `${accountId} id ${lookup.id}` : `${accountId} email ${lookup.email.toLowerCase()}`;
+  const found = cache ? await cache.get(key, load) : await load();
+  if (!found) throw new NotFound('Subscriber not found');
+  return found;
 }
 
 export async function get(db: Db, accountId: string, id: string): Promise<Subscriber> {

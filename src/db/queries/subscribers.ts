@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../client.ts';
 import type { NewSubscriberRow, SubscriberStatus } from '../schema.ts';
+import { prepared } from '../prepared.ts';
 import { containsPattern } from './likePattern.ts';
 
 export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'status', 'created_at'] as const;
@@ -100,7 +101,7 @@ export function insert(db: Db, row: NewSubscriberRow) {
  * notes[].created_at comes back as JSON text; the domain turns it into a Date.
  */
 export function findFull(db: Db, accountId: string, by: { id: string } | { email: string }) {
-  return db
+  const query = db
     .selectFrom('subscribers as s')
     .selectAll('s')
     .select((eb) => [
@@ -124,8 +125,9 @@ export function findFull(db: Db, accountId: string, by: { id: string } | { email
     ])
     .where('s.account_id', '=', accountId)
     .$if('id' in by, (qb) => qb.where('s.id', '=', (by as { id: string }).id))
-    .$if('email' in by, (qb) => qb.where((eb) => eb(eb.fn('lower', ['s.email']), '=', (by as { email: string }).email.toLowerCase())))
-    .executeTakeFirst();
+    .$if('email' in by, (qb) => qb.where((eb) => eb(eb.fn('lower', ['s.email']), '=', (by as { email: string }).email.toLowerCase())));
+  // GET /subscribers/{id}, the API's hottest read: planned once per connection (db/prepared.ts)
+  return prepared(db, query).then((rows) => rows[0]);
 }
 
 export function groupsOf(db: Db, accountId: string, subscriberId: string) {

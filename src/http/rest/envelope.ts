@@ -25,9 +25,11 @@ export function pick<T extends object, K extends keyof T>(obj: T, keys: readonly
 }
 
 /** A path id that is not a UUID names nothing: 404, like any other unknown id (and never reaches SQL). */
+const Guid = z.guid();
+
 export function pathId(params: unknown, notFound: string, name = 'id'): string {
   const id = (params as Record<string, unknown> | undefined)?.[name];
-  if (typeof id !== 'string' || !z.guid().safeParse(id).success) throw new NotFound(notFound);
+  if (typeof id !== 'string' || !Guid.safeParse(id).success) throw new NotFound(notFound);
   return id.toLowerCase();
 }
 
