@@ -40,6 +40,7 @@ interface Options {
   seconds: number;
   rounds: number;
   connections: number;
+  only: Set<string>;
 }
 
 export default async function run(args: string[]): Promise<void> {
@@ -50,11 +51,19 @@ export default async function run(args: string[]): Promise<void> {
       seconds: { type: 'string', default: '5' },
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '10' },
+      // a subset of the targets, for profiling one of them: bare,get,search,auth,health
+      only: { type: 'string', default: 'bare,get,search,auth,health' },
       'skip-pg': { type: 'boolean' },
       'skip-pglite': { type: 'boolean' },
     },
   });
-  const opts: Options = { rows: Number(values.rows), seconds: Number(values.seconds), rounds: Number(values.rounds), connections: Number(values.connections) };
+  const opts: Options = {
+    rows: Number(values.rows),
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    connections: Number(values.connections),
+    only: new Set(values.only!.split(',')),
+  };
   if (!values['skip-pg']) {
     const db = await freshDatabase('mg_bench_api');
     try {
@@ -94,7 +103,8 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
     const health: Target = { label: 'GET /api/health (select 1, no key)', url: `${server.url}/api/health` };
 
     console.log(`\n${name}: ${fmt(opts.rows)} subscribers in the account (search matches ${found.data.pagination.total_count}); ${opts.connections} connections; warm-up, then ${opts.rounds} alternating rounds of ${opts.seconds} s`);
-    const targets = [baseline, get, search, auth, health];
+    const named = { bare: baseline, get, search, auth, health };
+    const targets = Object.entries(named).filter(([key]) => opts.only.has(key)).map(([, t]) => t);
     const round = async (t: Target, seconds: number) => {
       const r = await measure(t, seconds, opts.connections);
       await drain(server.url);
@@ -105,8 +115,8 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
     for (let i = 0; i < opts.rounds; i++) {
       for (const t of i % 2 === 0 ? targets : [...targets].reverse()) results.get(t)!.push(await round(t, opts.seconds));
     }
-    const bareRate = report(baseline, results.get(baseline)!);
-    for (const t of [get, search, auth, health]) {
+    const bareRate = targets.includes(baseline) ? report(baseline, results.get(baseline)!) : NaN;
+    for (const t of targets.filter((t) => t !== baseline)) {
       const rate = report(t, results.get(t)!);
       const ratio = rate / bareRate;
       console.log(`${''.padEnd(40)} ratio to bare: ${ratio.toFixed(2)}${t === get ? ` (target ≥ 0.3 on PostgreSQL) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}` : ''}`);

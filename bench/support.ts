@@ -50,7 +50,9 @@ export interface ServerProcess {
 /** `mailgrove serve` as a child process on a free port, with the admin API on. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server alone
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', 'serve'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MAILGROVE_ADMIN_TOKEN: ADMIN_TOKEN, MAILGROVE_SECRET: 'bench-secret', LOG_LEVEL: 'warn', REST_RATE_LIMIT: '1000000', MCP_RATE_LIMIT: '1000000', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
