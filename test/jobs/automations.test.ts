@@ -9,13 +9,15 @@ import * as apiKeys from '../../src/domain/apiKeys.ts';
 import * as runs from '../../src/domain/automationRuns.ts';
 import { recordEvent } from '../../src/domain/events.ts';
 import { start } from '../../src/main.ts';
+import { automationTrackToken } from '../../src/mail/tracking.ts';
 import { createTransport } from '../../src/mail/transport.ts';
 import { openTestDb } from '../support/db.ts';
 import { client, restClient, startServer, TEST_ENV } from '../support/server.ts';
 import { startSink } from '../support/smtpSink.ts';
 
-const sink = await startSink();
-const ENV = { SMTP_URL: sink.url, AUTOMATION_TIME_SCALE: 86_400 };
+// addresses starting with soft- get one 451 first, hard- always 550 (the retry and failure tests)
+const sink = await startSink({ reply: (rcpt, attempt) => (rcpt.startsWith('soft-') && attempt === 1 ? [451, 'Try again later'] : rcpt.startsWith('hard-') ? [550, 'No such user'] : undefined) });
+const ENV = { SMTP_URL: sink.url, AUTOMATION_TIME_SCALE: 86_400, SEND_RETRY_BASE_MS: 300 };
 const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, ENV);
 // after the server's own stop (hooks run in order): its pooled SMTP connections are closed by then
 after(() => sink.close());
@@ -133,6 +135,24 @@ describe('Automation › welcome series (join group → email → 2-day delay �
     assert.equal((await api.get(`/automations/${auto.id}`)).body.data.stats.canceled, 1);
   });
 
+  test('a bounced subscriber\'s run stops (canceled) before the next email — via a real bounce report for the first one', async () => {
+    const { accountId, api } = await account();
+    const group = (await api.post('/groups', { name: 'Bouncy' })).body.data;
+    const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: longDelaySteps });
+    const email = unique('bouncer');
+    await api.post('/subscribers', { email, group_ids: [group.id] });
+    await until('the welcome email', () => mailTo(email).length === 1);
+    const messageId = mailTo(email)[0]!.parsed!.messageId!.replace(/^<|>$/g, '');
+    const { bounce_secret } = await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
+    const res = await client(s.url).post(`/hooks/bounces/generic/${bounce_secret}`, [{ email, type: 'hard', message_id: messageId }]);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await passDelay(auto.id);
+    const canceled = await until('the run canceled', async () => (await runsOf(api, auto.id, 'canceled'))[0]);
+    assert.deepEqual(canceled.history.at(-1), { ...canceled.history.at(-1), type: 'send_email', result: 'canceled', reason: 'subscriber bounced' });
+    await sleep(500);
+    assert.equal(mailTo(email).length, 1, 'the second email is never sent');
+  });
+
   test('disabling cancels waiting runs; deleting stops them too (an enabled one on the same group goes on)', async () => {
     const { api } = await account();
     const group = (await api.post('/groups', { name: 'Both' })).body.data;
@@ -214,6 +234,8 @@ describe('Automation › steps', () => {
       .values({ account_id: accountId, automation_id: auto.id, subscriber_id: sub.id, trigger_event_id: crypto.randomUUID(), current_step: '0', step_state: 'sending', step_attempts: 1, next_run_at: new Date(), locked_until: new Date(Date.now() + 60_000), history: '[]' })
       .returning('id')
       .executeTakeFirstOrThrow();
+    // and its tracked email row, written with the 'sending' mark
+    const tracked = await s.db.insertInto('automation_emails').values({ account_id: accountId, automation_id: auto.id, run_id: run.id, step: '0', subscriber_id: sub.id, message_id: 'm-crash' }).returning('id').executeTakeFirstOrThrow();
     const transport = createTransport(s.config, s.db);
     await runs.advance({ db: s.db, config: s.config, transport }, run.id);
     await transport.close();
@@ -221,6 +243,43 @@ describe('Automation › steps', () => {
     assert.equal(mailTo(email)[0]!.parsed!.subject, 'Second', 'the interrupted first email is not sent again');
     const [r] = await runsOf(api, auto.id);
     assert.deepEqual(r.history.map((h: any) => `${h.step ?? '-'}:${h.result}`), ['0:interrupted', '1:sent', '-:completed']);
+    const emails = await s.db.selectFrom('automation_emails').select(['id', 'step', 'state']).where('run_id', '=', run.id).orderBy('step').execute();
+    assert.deepEqual(emails.map((e) => [e.step, e.state]), [['0', 'interrupted'], ['1', 'sent']]);
+    assert.equal(emails[0]!.id, tracked.id);
+  });
+});
+
+describe('Automation › send_email delivery', () => {
+  test('an SMTP 4xx is retried with backoff and then delivered, with the same tracking token; a 5xx fails the run with the reply', async () => {
+    const { api } = await account();
+    const auto = await createAutomation(api, {
+      trigger: { type: 'subscriber_created', source: 'api' },
+      steps: [{ type: 'send_email', subject: 'Hi', content_html: '<p><a href="https://grove.example/x">x</a></p>' }, { type: 'add_to_group', group_id: (await api.post('/groups', { name: 'After' })).body.data.id }],
+    });
+    const soft = unique('soft');
+    const hard = unique('hard');
+    const softSub = (await api.post('/subscribers', { email: soft })).body.data;
+    await api.post('/subscribers', { email: hard });
+    await until('the retried email delivered', () => mailTo(soft).length === 1);
+    assert.equal(sink.rcptAttempts.get(soft.toLowerCase()), 2, 'refused once, accepted on the retry');
+    const runs = await until('both runs finished', async () => {
+      const all = await runsOf(api, auto.id);
+      return all.length === 2 && all.every((r: any) => r.status !== 'active') && all;
+    });
+    const bySub = new Map(runs.map((r: any) => [r.subscriber.email, r]));
+    assert.deepEqual(bySub.get(soft)!.history.map((h: any) => h.result), ['started', 'retrying', 'sent', 'added', 'completed']);
+    assert.match(bySub.get(soft)!.history[1].error, /451/);
+    const failed = bySub.get(hard)!;
+    assert.equal(failed.status, 'failed');
+    assert.deepEqual([failed.history.at(-1).result, failed.history.length], ['failed', 2]);
+    assert.match(failed.history.at(-1).error, /550/);
+    // one tracked email per run and step: the retry reused the row, so the delivered token is the one first written
+    const rows = await s.db.selectFrom('automation_emails').select(['id', 'subscriber_id', 'state']).where('automation_id', '=', auto.id).execute();
+    assert.deepEqual(rows.map((r) => r.state).sort(), ['failed', 'sent']);
+    const delivered = rows.find((r) => r.subscriber_id === softSub.id)!;
+    assert.ok((mailTo(soft)[0]!.parsed!.html as string).includes(`/t/o/${automationTrackToken(s.config.secret, delivered.id)}`));
+    const stats = (await api.get(`/automations/${auto.id}`)).body.data.stats;
+    assert.deepEqual([stats.emails_sent, stats.completed, stats.failed], [1, 1, 1]);
   });
 });
 
