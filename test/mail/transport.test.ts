@@ -2,7 +2,7 @@
 // when DKIM_* are set, replies classified (4xx transient, 5xx permanent with the server's text), and the
 // outbox capture without SMTP_URL (one INSERT for a whole batch with sendMany).
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/client.ts';
@@ -41,10 +41,46 @@ test('SMTP with DKIM: the message arrives signed (d= and s= from DKIM_DOMAIN / D
     assert.match(sig, /s=mg1/);
     assert.match(got.messageId!, /@acme\.test>$/);
     assert.equal(res.ok && `<${res.messageId}>`, got.messageId);
+    // the signature verifies over what arrived: our composed message (mime.ts) and nodemailer's own
+    // composition (a recipient mime.ts leaves to it) alike, and not once a signed header is changed
+    const publicKey = createPublicKey(privateKey);
+    const raw = sink.messages.find((m) => m.to[0] === 'signed@dkim.test')!.raw.toString('latin1');
+    assert.match(raw, /boundary="=_mg_/, 'composed by mime.ts');
+    assert.equal(dkimVerify(raw, publicKey), true);
+    assert.equal(dkimVerify(raw.replace(/^Subject: Hello/m, 'Subject: Hello!'), publicKey), false);
+    const res2 = await transport.send(msg('signed@bücher.test'));
+    assert.equal(res2.ok, true, JSON.stringify(res2));
+    const raw2 = sink.messages.find((m) => m.to[0] === 'signed@bücher.test')!.raw.toString('latin1');
+    assert.doesNotMatch(raw2, /boundary="=_mg_/, 'composed by nodemailer');
+    assert.equal(dkimVerify(raw2, publicKey), true);
   } finally {
     await transport.close();
   }
 });
+
+/** DKIM rsa-sha256 with relaxed/relaxed canonicalization (RFC 6376 §3.4.2, 3.4.4), what nodemailer signs with. */
+function dkimVerify(raw: string, publicKey: KeyObject): boolean {
+  const split = raw.indexOf('\r\n\r\n');
+  const fields = raw.slice(0, split).split(/\r\n(?![ \t])/);
+  const relaxedHeader = (f: string) => {
+    const i = f.indexOf(':');
+    return `${f.slice(0, i).trim().toLowerCase()}:${f.slice(i + 1).replace(/\r\n/g, '').replace(/[ \t]+/g, ' ').trim()}`;
+  };
+  const sigField = fields.find((f) => /^dkim-signature:/i.test(f))!;
+  const tags = new Map(relaxedHeader(sigField).slice('dkim-signature:'.length).split(';').map((t) => t.trim().split(/=(.*)/s).slice(0, 2) as [string, string]));
+  assert.equal(tags.get('c'), 'relaxed/relaxed');
+  const body = raw.slice(split + 4).split('\r\n').map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, '')).join('\r\n').replace(/(\r\n)*$/, '');
+  const bh = createHash('sha256').update(body.length ? body + '\r\n' : '').digest('base64');
+  if (bh !== tags.get('bh')!.replace(/\s/g, '')) return false;
+  const pool = fields.filter((f) => f !== sigField);
+  let signed = '';
+  for (const name of tags.get('h')!.toLowerCase().split(':').map((h) => h.trim())) {
+    const i = pool.findLastIndex((f) => f.slice(0, f.indexOf(':')).trim().toLowerCase() === name);
+    if (i >= 0) signed += relaxedHeader(pool.splice(i, 1)[0]!) + '\r\n';
+  }
+  signed += relaxedHeader(sigField).replace(/([; ]b=)[^;]*/, '$1');
+  return verify('sha256', Buffer.from(signed), publicKey, Buffer.from(tags.get('b')!.replace(/\s/g, ''), 'base64'));
+}
 
 test('SMTP replies: 4xx → transient with the code, 5xx → permanent with the server text', async () => {
   const transport = createTransport({ ...loadConfig({ SMTP_URL: sink.url }, {}), secret: 's' }, db);
