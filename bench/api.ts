@@ -33,6 +33,8 @@ interface Target {
   label: string;
   url: string;
   headers?: Record<string, string>;
+  /** paths to spread the requests over, one picked at random per request */
+  paths?: string[];
 }
 
 interface Options {
@@ -51,8 +53,8 @@ export default async function run(args: string[]): Promise<void> {
       seconds: { type: 'string', default: '5' },
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '10' },
-      // a subset of the targets, for profiling one of them: bare,get,search,auth,health
-      only: { type: 'string', default: 'bare,get,search,auth,health' },
+      // a subset of the targets, for profiling one of them: bare,get,cold,search,auth,health
+      only: { type: 'string', default: 'bare,get,cold,search,auth,health' },
       'skip-pg': { type: 'boolean' },
       'skip-pglite': { type: 'boolean' },
     },
@@ -99,11 +101,17 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
     await check(baseline);
     // reference points, to see where a GET's time goes: the key alone (served from the key cache), and
     // one trivial query with no key (the health check's select 1)
+    const cold: Target = {
+      label: 'GET /subscribers/{random of 10k ids}',
+      url: get.url,
+      headers: authHeader,
+      paths: seeded.spreadIds.map((id) => `/api/v1/external/subscribers/${id}`),
+    };
     const auth: Target = { label: 'GET /test-auth (key only)', url: `${api}/test-auth`, headers: authHeader };
     const health: Target = { label: 'GET /api/health (select 1, no key)', url: `${server.url}/api/health` };
 
     console.log(`\n${name}: ${fmt(opts.rows)} subscribers in the account (search matches ${found.data.pagination.total_count}); ${opts.connections} connections; warm-up, then ${opts.rounds} alternating rounds of ${opts.seconds} s`);
-    const named = { bare: baseline, get, search, auth, health };
+    const named = { bare: baseline, get, cold, search, auth, health };
     const targets = Object.entries(named).filter(([key]) => opts.only.has(key)).map(([, t]) => t);
     const round = async (t: Target, seconds: number) => {
       const r = await measure(t, seconds, opts.connections);
@@ -152,7 +160,9 @@ async function seed(store: { url?: string; dataDir?: string }, rows: number) {
     await handle.db.insertInto('subscriber_notes').values({ account_id: account.id, subscriber_id: sub.id, content: 'Seeded by the API bench' }).execute();
     console.log(`seeded ${fmt(rows)} subscribers in ${((Date.now() - started) / 1000).toFixed(1)} s (${handle.kind})`);
     // 'user4711' matches user4711@… and user47110…user47119@…: a selective search, as people type them
-    return { key, subscriberId: sub.id, term: 'user4711' };
+    // for the cold GET: 10,000 other subscribers, more than the read cache keeps, so nearly every read misses
+    const { rows: spread } = await sql<{ id: string }>`select id from subscribers where account_id = ${account.id} order by random() limit 10000`.execute(handle.db);
+    return { key, subscriberId: sub.id, term: 'user4711', spreadIds: spread.map((r) => r.id) };
   } finally {
     await handle.close();
   }
@@ -206,8 +216,16 @@ async function check(t: Target): Promise<unknown> {
 }
 
 async function measure(t: Target, seconds: number, connections: number): Promise<Result> {
-  const res = await autocannon({ url: t.url, headers: t.headers, connections, duration: seconds });
-  if (res.non2xx > 0 || res.errors > 0) throw new Error(`${t.label}: ${res.non2xx} non-2xx answers, ${res.errors} errors`);
+  const paths = t.paths;
+  const requests = paths && [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths[Math.floor(Math.random() * paths.length)] }) }];
+  const res = await autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, ...(requests && { requests }) });
+  if (res.non2xx > 0 || res.errors > 0) {
+    // the health check answers 503 when the database takes over 1 s (the spec's rule): on a machine busy
+    // with other work that can happen once in a round; it is a reference point, so it is counted, not fatal
+    const message = `${t.label}: ${res.non2xx} non-2xx answers, ${res.errors} errors`;
+    if (!t.label.startsWith('GET /api/health')) throw new Error(message);
+    console.log(`  (${message})`);
+  }
   return res;
 }
 
