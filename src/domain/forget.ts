@@ -22,7 +22,7 @@ export async function forgetSubscriber(db: Db, secret: string, accountId: string
     const target = { subscriberId: sub.id, email: sub.email };
     for (const erase of ERASERS) await erase(trx, accountId, target);
     await eraseOutbox(trx, accountId, sub.email);
-    // events with subscriber_id go with the row (ON DELETE CASCADE); older payloads that name the address
+    // events with subscriber_id go with the row (the AFTER DELETE trigger of migration 1100); older payloads that name the address
     // without that link (e.g. subscriber.deleted of an earlier copy) are removed too
     await trx
       .deleteFrom('events')

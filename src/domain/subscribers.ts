@@ -178,7 +178,7 @@ async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u
 
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    // memberships, notes and events (engagement history) go with the row through ON DELETE CASCADE
+    // memberships and notes go with the row (ON DELETE CASCADE), its events through the AFTER DELETE trigger (migration 1100)
     const row = await trx.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
     if (!row) throw new NotFound('Subscriber not found');
     await recordEvent(trx, accountId, 'subscriber.deleted', { subscriber: { id: row.id, email: row.email } }, null);
