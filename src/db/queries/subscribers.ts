@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../client.ts';
 import type { NewSubscriberRow, SubscriberStatus } from '../schema.ts';
-import { prepared } from '../prepared.ts';
+import { preparedQuery } from '../prepared.ts';
 import { containsPattern } from './likePattern.ts';
 
 export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'status', 'created_at'] as const;
@@ -101,7 +101,13 @@ export function insert(db: Db, row: NewSubscriberRow) {
  * notes[].created_at comes back as JSON text; the domain turns it into a Date.
  */
 export function findFull(db: Db, accountId: string, by: { id: string } | { email: string }) {
-  const query = db
+  // GET /subscribers/{id}, the API's hottest read: built once, planned once per connection (db/prepared.ts)
+  const rows = 'id' in by ? fullById(db, { accountId, id: by.id }) : fullByEmail(db, { accountId, email: by.email.toLowerCase() });
+  return rows.then((r) => r[0]);
+}
+
+function fullSubscriber(db: Db, accountId: string) {
+  return db
     .selectFrom('subscribers as s')
     .selectAll('s')
     .select((eb) => [
@@ -123,12 +129,14 @@ export function findFull(db: Db, accountId: string, by: { id: string } | { email
           .orderBy('n.created_at'),
       ).as('notes'),
     ])
-    .where('s.account_id', '=', accountId)
-    .$if('id' in by, (qb) => qb.where('s.id', '=', (by as { id: string }).id))
-    .$if('email' in by, (qb) => qb.where((eb) => eb(eb.fn('lower', ['s.email']), '=', (by as { email: string }).email.toLowerCase())));
-  // GET /subscribers/{id}, the API's hottest read: planned once per connection (db/prepared.ts)
-  return prepared(db, query).then((rows) => rows[0]);
+    .where('s.account_id', '=', accountId);
 }
+
+const fullById = preparedQuery((db: Db, p: { accountId: string; id: string }) => fullSubscriber(db, p.accountId).where('s.id', '=', p.id));
+// lower(email): the expression of the unique index; the caller passes the address lowercased
+const fullByEmail = preparedQuery((db: Db, p: { accountId: string; email: string }) =>
+  fullSubscriber(db, p.accountId).where((eb) => eb(eb.fn('lower', ['s.email']), '=', p.email)),
+);
 
 export function groupsOf(db: Db, accountId: string, subscriberId: string) {
   return db

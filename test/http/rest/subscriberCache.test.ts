@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { prepared } from '../../../src/db/prepared.ts';
+import * as repo from '../../../src/db/queries/subscribers.ts';
 import * as notes from '../../../src/domain/notes.ts';
 import { backend } from '../../support/db.ts';
 import { restClient, startServer } from '../../support/server.ts';
@@ -84,11 +84,12 @@ describe('GET /subscribers/{id} after changes (read cache)', () => {
   test('PostgreSQL: the full-subscriber read is a named statement on its connection', { skip: backend !== 'postgres' }, async () => {
     const { a, sub } = await setup();
     const names = await s.db.transaction().execute(async (trx) => {
-      const query = trx.selectFrom('subscribers').select('id').where('account_id', '=', a.accountId).where('id', '=', sub.id);
-      await prepared(trx, query);
+      assert.equal((await repo.findFull(trx, a.accountId, { id: sub.id }))?.email, 'cached@example.com');
+      assert.equal((await repo.findFull(trx, a.accountId, { email: 'CACHED@example.com' }))?.id, sub.id);
       return (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx)).rows.map((r) => r.statement);
     });
-    assert.ok(names.some((text) => text.startsWith('select "id" from "subscribers"')), names.join('\n'));
+    const full = names.filter((text) => text.startsWith('select "s".*'));
+    assert.equal(full.length, 2, names.join('\n')); // by id and by email
   });
 });
 
