@@ -11,7 +11,14 @@
 // lock holders listed right after the gap was seen; once none of those is holding it any more, the row
 // either is visible now or will never be. Only event writers count (not every transaction of the
 // cluster, as the snapshot's xmin would), so an unrelated long transaction does not stall the feed.
-import { sql } from 'kysely';
+//
+// Readers whose handler works on the seq range in SQL (webhook fan-out, automation triggers) read only the
+// seqs, and name the events they care about (`wanted`): a run of events nobody consumes — an import's
+// 100,000 subscriber.created in an account without webhooks — is stepped over in long strides by moving
+// the cursor alone, without the handler and without reading `data`. Whether an event is wanted is decided
+// in the same statement (one snapshot) that sees it committed, so a consumer that was already there when
+// the event became visible is never passed over; gap handling is the same for every event, wanted or not.
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/client.ts';
 
 export interface FeedEvent {
@@ -26,6 +33,7 @@ export interface FeedEvent {
 
 /** A batch the reader handles inside the cursor's transaction: events with seq in (fromSeq, toSeq]. */
 export interface FeedBatch {
+  /** the events of the batch, in seq order (empty for a seqsOnly reader) */
   events: FeedEvent[];
   fromSeq: number;
   toSeq: number;
@@ -40,34 +48,49 @@ interface Horizon {
 
 class CursorMoved extends Error {}
 
+export interface FeedOptions {
+  /**
+   * The handler reads the events itself, by seq range (`FeedBatch.fromSeq/toSeq`): the feed reads only
+   * seqs and `FeedBatch.events` is empty.
+   */
+  seqsOnly?: boolean;
+  /**
+   * A condition over `e` (an events row) saying whether the handler has anything to do for it, such as
+   * "its account has an enabled webhook for its type". Runs of events for which it is false are stepped
+   * over, up to `skipStride` at a time, without calling the handler. It must not miss an event the
+   * handler would act on (a false positive only costs a handler call).
+   */
+  wanted?: RawBuilder<boolean>;
+  /** how many seqs one round reads when `wanted` is given (default 10 × batchSize) */
+  skipStride?: number;
+}
+
+/** A round's read: the events (only their seqs when seqsOnly), each with whether it is wanted. */
+type ReadRow = { seq: number; wanted: boolean } & Partial<FeedEvent>;
+
 export class EventFeed {
   private horizons: Horizon[] = [];
 
   constructor(
     readonly name: string,
     private readonly batchSize = 500,
+    private readonly options: FeedOptions = {},
   ) {}
 
   /**
    * Handles the next batch of committed events, if any, and moves the cursor past it.
-   * Returns how many events were handled (0 = caught up, or waiting on a gap).
+   * Returns how many events the cursor moved past, handled or stepped over (0 = caught up, or waiting on a gap).
    */
   async consume(db: Db, handle: (trx: Db, batch: FeedBatch) => Promise<void>, reread = true): Promise<number> {
     // only needed while a gap is pending; taken before the read, so a writer gone by now has its row visible below
     const writersNow = this.horizons.length > 0 ? await eventWriters(db) : new Set<string>();
     const cursor = await this.cursor(db);
-    const rows = await db
-      .selectFrom('events')
-      .select(['id', 'seq', 'account_id', 'type', 'subscriber_id', 'data', 'created_at'])
-      .where('seq', '>', cursor)
-      .orderBy('seq')
-      .limit(this.batchSize)
-      .execute();
+    const rows = await this.read(db, cursor);
     if (rows.length === 0) return 0;
 
     const settled = this.settledUpTo(writersNow);
     let expected = cursor + 1;
-    const accepted: FeedEvent[] = [];
+    const accepted: ReadRow[] = [];
     for (const row of rows) {
       // a gap [expected, row.seq) can be stepped over only if all of it was taken before a settled round
       if (row.seq !== expected && row.seq > settled) break;
@@ -81,10 +104,17 @@ export class EventFeed {
       if (accepted.length === 0) return writers.size === 0 && reread ? this.consume(db, handle, false) : 0;
     }
 
+    if (this.options.wanted) {
+      // a leading run that nobody wants: move the cursor past it, nothing else to do
+      const first = accepted.findIndex((r) => r.wanted);
+      if (first !== 0) return this.skip(db, cursor, first === -1 ? accepted : accepted.slice(0, first));
+      accepted.splice(this.batchSize);
+    }
     const toSeq = accepted.at(-1)!.seq;
     try {
       await db.transaction().execute(async (trx) => {
-        await handle(trx, { events: accepted, fromSeq: cursor, toSeq });
+        const events = this.options.seqsOnly ? [] : accepted.map(({ wanted: _, ...e }) => e as FeedEvent);
+        await handle(trx, { events, fromSeq: cursor, toSeq });
         const moved = await trx
           .updateTable('event_cursors')
           .set({ last_seq: toSeq, updated_at: new Date() })
@@ -100,6 +130,30 @@ export class EventFeed {
     }
     this.horizons = this.horizons.filter((h) => h.seq > toSeq);
     return accepted.length;
+  }
+
+  /** The next events after the cursor: whole rows, or only seqs; with `wanted`, a longer stride and the flag. */
+  private async read(db: Db, cursor: number): Promise<ReadRow[]> {
+    const { seqsOnly, wanted } = this.options;
+    const limit = wanted ? (this.options.skipStride ?? this.batchSize * 10) : this.batchSize;
+    const columns = seqsOnly ? sql`e.seq` : sql`e.id, e.seq, e.account_id, e.type, e.subscriber_id, e.data, e.created_at`;
+    const { rows } = await sql<ReadRow>`select ${columns}, ${wanted ?? sql`true`} as wanted from events e
+      where e.seq > ${cursor} order by e.seq limit ${limit}`.execute(db);
+    return rows;
+  }
+
+  /** Moves the cursor past events nobody wants, if it is still where this round read it. */
+  private async skip(db: Db, cursor: number, run: ReadRow[]): Promise<number> {
+    const toSeq = run.at(-1)!.seq;
+    const moved = await db
+      .updateTable('event_cursors')
+      .set({ last_seq: toSeq, updated_at: new Date() })
+      .where('name', '=', this.name)
+      .where('last_seq', '=', cursor)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return 0; // another instance moved it first
+    this.horizons = this.horizons.filter((h) => h.seq > toSeq);
+    return run.length;
   }
 
   private async cursor(db: Db): Promise<number> {
@@ -123,6 +177,13 @@ export class EventFeed {
     if (this.horizons.length > 32) this.horizons.splice(1, 1);
   }
 }
+
+/** Events of accounts with an enabled webhook subscribed to their type (webhook fan-out's join, as sets). */
+export const webhookWanted = sql<boolean>`((e.account_id, e.type) in (select w.account_id, t.type from webhooks w cross join unnest(w.events) as t(type) where w.enabled)
+  or e.account_id in (select w.account_id from webhooks w where w.enabled and '*' = any(w.events)))`;
+
+/** Events of accounts with an enabled automation (every trigger type matches events of its own account). */
+export const automationWanted = sql<boolean>`(e.account_id in (select a.account_id from automations a where a.enabled))`;
 
 /** Transactions of other sessions holding a lock on this database's events table (PGlite: none). */
 async function eventWriters(db: Db): Promise<Set<string>> {

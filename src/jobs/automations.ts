@@ -4,7 +4,7 @@
 // run wakes the run loop so a welcome email does not wait for the next poll.
 import * as runs from '../domain/automationRuns.ts';
 import * as triggers from '../domain/automationTriggers.ts';
-import { EventFeed } from '../domain/eventFeed.ts';
+import { automationWanted, EventFeed } from '../domain/eventFeed.ts';
 import { createTransport } from '../mail/transport.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 import { startLoop } from './pollLoop.ts';
@@ -15,7 +15,8 @@ const LEASE_MS = 5 * 60_000;
 export async function register(ctx: WorkerContext): Promise<StopFn> {
   const { db, config, log } = ctx;
   const transport = createTransport(config, db);
-  const feed = new EventFeed('automations');
+  // triggers match on the seq range in SQL; events of accounts without an enabled automation are stepped over
+  const feed = new EventFeed('automations', 500, { seqsOnly: true, wanted: automationWanted });
   const concurrency = Math.max(1, config.SEND_CONCURRENCY);
 
   const runLoop = startLoop('automation runs', config.WORKER_POLL_MS, log, async () => {

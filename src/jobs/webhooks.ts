@@ -1,14 +1,15 @@
 // Background work for webhooks: the fan-out loop turns new events into delivery rows (one reader, cursor
 // in event_cursors), the delivery loop leases due deliveries and posts them, WEBHOOK_CONCURRENCY at a
 // time. Both poll every WORKER_POLL_MS; fan-out wakes the delivery loop when it queued something.
-import { EventFeed } from '../domain/eventFeed.ts';
+import { EventFeed, webhookWanted } from '../domain/eventFeed.ts';
 import * as delivery from '../domain/webhookDelivery.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 import { startLoop } from './pollLoop.ts';
 
 export async function register(ctx: WorkerContext): Promise<StopFn> {
   const { db, config, log } = ctx;
-  const feed = new EventFeed('webhooks');
+  // fan-out works on the seq range in SQL; events of accounts without a webhook for them are stepped over
+  const feed = new EventFeed('webhooks', 500, { seqsOnly: true, wanted: webhookWanted });
   // an attempt takes at most the timeout; the lease adds a margin for a slow database write after it
   const leaseMs = config.WEBHOOK_TIMEOUT_MS + 60_000;
   const concurrency = Math.max(1, config.WEBHOOK_CONCURRENCY);
