@@ -1,7 +1,8 @@
 // The emails that automation runs send, as tracked rows (automation_emails, one per run and step) and the
 // link sets of their templates (automation_links): what a send_email step needs to carry the same open
-// pixel and click redirects as campaign emails (DESIGN §6), and the opens/clicks behind automation stats.
-// Rows are written in the run's own transactions (automationRuns.ts); engagement.ts counts opens and clicks.
+// pixel and click redirects as campaign emails (DESIGN §6), and what automation stats read off them.
+// Rows are written in the run's own transactions (automationRuns.ts); engagement.ts counts opens and clicks,
+// bounces.ts bounces and complaints, unsubscribe.ts unsubscribes, on the same rows.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/client.ts';
@@ -53,17 +54,22 @@ export async function interrupt(trx: Db, runId: string, step: string): Promise<v
   await trx.updateTable('automation_emails').set({ state: 'interrupted' }).where('run_id', '=', runId).where('step', '=', step).where('state', '=', 'sending').execute();
 }
 
-export interface Engagement {
+/** What automation stats read off the emails' rows: counted the way campaign stats count the ledger. */
+export interface EmailStats {
   opens: number;
   unique_opens: number;
   clicks: number;
   unique_clicks: number;
+  unsubscribes: number;
+  bounces: number;
+  complaints: number;
+  soft_bounces: number;
 }
 
-export const NO_ENGAGEMENT: Engagement = Object.freeze({ opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0 });
+export const NO_EMAIL_STATS: EmailStats = Object.freeze({ opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
 
-/** Opens and clicks per automation, read from its email rows (one aggregate, as campaign stats are). */
-export async function engagement(db: Db, accountId: string, automationIds: string[]): Promise<Map<string, Engagement>> {
+/** Per automation, read from its email rows (one aggregate, as campaign stats are). */
+export async function emailStats(db: Db, accountId: string, automationIds: string[]): Promise<Map<string, EmailStats>> {
   if (automationIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('automation_emails')
@@ -73,6 +79,10 @@ export async function engagement(db: Db, accountId: string, automationIds: strin
       sql<number>`count(opened_at)::int`.as('unique_opens'),
       sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
       sql<number>`count(clicked_at)::int`.as('unique_clicks'),
+      sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
+      sql<number>`count(bounced_at)::int`.as('bounces'),
+      sql<number>`count(complained_at)::int`.as('complaints'),
+      sql<number>`coalesce(sum(soft_bounces), 0)::int`.as('soft_bounces'),
     ])
     .where('account_id', '=', accountId)
     .where('automation_id', 'in', automationIds)

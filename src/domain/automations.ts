@@ -38,11 +38,11 @@ export const ActivityQuery = ListQuery.extend({
 });
 export type ActivityQuery = z.input<typeof ActivityQuery>;
 
-/** What stats need beyond the automation's own counters: runs active now, opens and clicks of its emails. */
-interface Live extends automationEmails.Engagement {
+/** What stats need beyond the automation's own counters: runs active now, and what happened to its emails. */
+interface Live extends automationEmails.EmailStats {
   active: number;
 }
-const IDLE: Live = { active: 0, ...automationEmails.NO_ENGAGEMENT };
+const IDLE: Live = { active: 0, ...automationEmails.NO_EMAIL_STATS };
 
 export function view(row: AutomationRow, live: Live = IDLE) {
   return {
@@ -63,6 +63,12 @@ export function view(row: AutomationRow, live: Live = IDLE) {
       unique_opens: live.unique_opens,
       clicks: live.clicks,
       unique_clicks: live.unique_clicks,
+      // as campaigns count them: the emails whose unsubscribe link was used, that bounced hard, that were
+      // reported as spam; soft bounces are every one reported
+      unsubscribes: live.unsubscribes,
+      bounces: live.bounces,
+      complaints: live.complaints,
+      soft_bounces: live.soft_bounces,
     },
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -71,8 +77,8 @@ export function view(row: AutomationRow, live: Live = IDLE) {
 export type Automation = ReturnType<typeof view>;
 
 async function liveStats(db: Db, accountId: string, ids: string[]): Promise<Map<string, Live>> {
-  const [active, engaged] = await Promise.all([activeCounts(db, accountId, ids), automationEmails.engagement(db, accountId, ids)]);
-  return new Map(ids.map((id) => [id, { active: active.get(id) ?? 0, ...(engaged.get(id) ?? automationEmails.NO_ENGAGEMENT) }]));
+  const [active, emails] = await Promise.all([activeCounts(db, accountId, ids), automationEmails.emailStats(db, accountId, ids)]);
+  return new Map(ids.map((id) => [id, { active: active.get(id) ?? 0, ...(emails.get(id) ?? automationEmails.NO_EMAIL_STATS) }]));
 }
 
 async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<Map<string, number>> {

@@ -1,6 +1,8 @@
 // Applying bounce and complaint reports to an account (DESIGN §6): a hard bounce makes the subscriber
 // `bounced` (subscriber.bounced + email.bounced), a complaint `complained` (subscriber.complained), a soft
-// bounce is only counted; each lands on the campaign's ledger row, so campaign stats include it.
+// bounce is only counted; each lands on the row of the email it is about — a campaign's ledger row or an
+// automation email (automation_emails, issue 6) — so campaign and automation stats include it, and the
+// events name where the email came from: {campaign_id} or {automation_id, step, run_id}.
 // Providers retry their webhooks: a repeated report changes nothing and writes no second event.
 import { sql } from 'kysely';
 import type { Db } from '../db/client.ts';
@@ -48,17 +50,18 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
         outcome.unknown++;
         continue;
       }
-      const row = await ledgerRow(trx, accountId, sub.id, r.message_id);
+      const row = await sentEmail(trx, accountId, sub.id, r.message_id);
       if (r.kind === 'soft') {
         outcome.soft++;
-        if (row) await trx.updateTable('campaign_recipients').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', row.id).execute();
+        if (row) await countSoft(trx, row);
         continue;
       }
       const hard = r.kind === 'hard';
       hard ? outcome.hard++ : outcome.complaints++;
-      const firstOnRow = row ? await markRow(trx, row.id, hard ? 'bounced_at' : 'complained_at') : false;
+      const firstOnRow = row ? await markRow(trx, row, hard ? 'bounced_at' : 'complained_at') : false;
       const after = await changeStatus(trx, sub, hard ? 'bounced' : 'complained');
-      const origin = { campaign_id: row?.campaign_id ?? null, provider, detail: r.detail ?? null };
+      // without a matching email the events keep saying campaign_id: null, as they always did
+      const origin = { ...(row?.source ?? { campaign_id: null }), provider, detail: r.detail ?? null };
       if (after) events.push({ type: hard ? 'subscriber.bounced' : 'subscriber.complained', subscriberId: sub.id, data: { subscriber: publicView(after), ...origin } });
       if (hard && (firstOnRow || (!row && after))) {
         events.push({ type: 'email.bounced', subscriberId: sub.id, data: { ...origin, subscriber: { id: sub.id, email: sub.email }, message_id: row?.message_id ?? r.message_id ?? null, type: 'hard' } });
@@ -69,21 +72,46 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
   return outcome;
 }
 
-/** The ledger row the report is about: by our Message-ID when given, else the latest one sent to the subscriber. */
-async function ledgerRow(trx: Db, accountId: string, subscriberId: string, messageId?: string) {
-  const base = trx.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'message_id']).where('account_id', '=', accountId).where('subscriber_id', '=', subscriberId);
-  const byId = messageId ? await base.where('message_id', '=', messageId).executeTakeFirst() : undefined;
-  return byId ?? (await base.where('state', '=', 'sent').orderBy('sent_at', 'desc').limit(1).executeTakeFirst());
+/** The email a report is about: its row, and the source its events name. */
+type SentEmail =
+  | { table: 'campaign_recipients'; id: number; message_id: string | null; source: { campaign_id: string } }
+  | { table: 'automation_emails'; id: string; message_id: string | null; source: { automation_id: string; step: string; run_id: string } };
+
+/**
+ * By our Message-ID when the report carries it: a campaign's ledger row or an automation email (both ids
+ * are random UUIDs, so at most one matches). Without one, or when it names neither, the latest campaign
+ * email sent to the subscriber, as before automation emails were accounted for.
+ */
+async function sentEmail(trx: Db, accountId: string, subscriberId: string, messageId?: string): Promise<SentEmail | undefined> {
+  const campaignRows = trx.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'message_id']).where('account_id', '=', accountId).where('subscriber_id', '=', subscriberId);
+  const campaignEmail = (r: { id: number; campaign_id: string; message_id: string | null }): SentEmail => ({ table: 'campaign_recipients', id: r.id, message_id: r.message_id, source: { campaign_id: r.campaign_id } });
+  if (messageId) {
+    const c = await campaignRows.where('message_id', '=', messageId).executeTakeFirst();
+    if (c) return campaignEmail(c);
+    const a = await trx
+      .selectFrom('automation_emails')
+      .select(['id', 'automation_id', 'step', 'run_id', 'message_id'])
+      .where('account_id', '=', accountId)
+      .where('subscriber_id', '=', subscriberId)
+      .where('message_id', '=', messageId)
+      .executeTakeFirst();
+    if (a) return { table: 'automation_emails', id: a.id, message_id: a.message_id, source: { automation_id: a.automation_id, step: a.step, run_id: a.run_id } };
+  }
+  const latest = await campaignRows.where('state', '=', 'sent').orderBy('sent_at', 'desc').limit(1).executeTakeFirst();
+  return latest && campaignEmail(latest);
+}
+
+async function countSoft(trx: Db, e: SentEmail): Promise<void> {
+  if (e.table === 'campaign_recipients') await trx.updateTable('campaign_recipients').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', e.id).execute();
+  else await trx.updateTable('automation_emails').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', e.id).execute();
 }
 
 /** Sets the column once; true when this report was the first to set it. `column` is one of two literals. */
-async function markRow(trx: Db, id: number, column: 'bounced_at' | 'complained_at'): Promise<boolean> {
-  const r = await trx
-    .updateTable('campaign_recipients')
-    .set({ [column]: sql`now()` })
-    .where('id', '=', id)
-    .where(column, 'is', null)
-    .executeTakeFirst();
+async function markRow(trx: Db, e: SentEmail, column: 'bounced_at' | 'complained_at'): Promise<boolean> {
+  const r =
+    e.table === 'campaign_recipients'
+      ? await trx.updateTable('campaign_recipients').set({ [column]: sql`now()` }).where('id', '=', e.id).where(column, 'is', null).executeTakeFirst()
+      : await trx.updateTable('automation_emails').set({ [column]: sql`now()` }).where('id', '=', e.id).where(column, 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 

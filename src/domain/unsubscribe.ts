@@ -1,6 +1,7 @@
 // Unsubscribing through the link in an email (RFC 8058 one-click or the confirmation page): the
 // subscriber becomes `unsubscribed`, with subscriber.updated + subscriber.unsubscribed events and the
-// campaign's ledger row marked, in one transaction. Repeating it changes nothing (mail clients retry).
+// email's row marked (the campaign's ledger row, or the automation's latest email to the subscriber), in
+// one transaction, so campaign and automation stats count it. Repeating it changes nothing (mail clients retry).
 import type { Db } from '../db/client.ts';
 import type { UnsubscribeToken } from '../mail/unsubscribe.ts';
 import { NotFound } from './errors.ts';
@@ -51,6 +52,27 @@ export async function unsubscribe(db: Db, t: UnsubscribeToken): Promise<{ email:
         .where('account_id', '=', t.account_id)
         .where('campaign_id', '=', t.campaign_id)
         .where('subscriber_id', '=', t.subscriber_id)
+        .execute();
+    }
+    if (t.automation_id) {
+      // the link names the automation, not one of its emails: credit the latest one this subscriber got
+      // ('failed' ones never left; a 'sending' one may be read before its run has recorded the answer)
+      await trx
+        .updateTable('automation_emails')
+        .set({ unsubscribed_at: new Date() })
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('automation_emails')
+            .select('id')
+            .where('account_id', '=', t.account_id)
+            .where('automation_id', '=', t.automation_id!)
+            .where('subscriber_id', '=', t.subscriber_id)
+            .where('state', '<>', 'failed')
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(1),
+        )
+        .where('unsubscribed_at', 'is', null)
         .execute();
     }
     return { email: after.email, changed: true };

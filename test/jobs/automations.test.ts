@@ -108,7 +108,7 @@ describe('Automation › welcome series (join group → email → 2-day delay �
     assert.deepEqual(done.history.map((h: any) => h.result), ['started', 'sent', 'waiting', 'sent', 'completed']);
 
     const got = (await api.get(`/automations/${auto.id}`)).body.data;
-    assert.deepEqual(got.stats, { started: 1, active: 0, completed: 1, canceled: 0, failed: 0, emails_sent: 2, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0 });
+    assert.deepEqual(got.stats, { started: 1, active: 0, completed: 1, canceled: 0, failed: 0, emails_sent: 2, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
     const events = await s.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).where('type', 'in', ['automation.completed', 'email.sent']).orderBy('seq').execute();
     assert.deepEqual(events.map((e) => e.type), ['email.sent', 'email.sent', 'automation.completed']);
     assert.equal(events[0]!.data.automation_id, auto.id);

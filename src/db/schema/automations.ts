@@ -1,5 +1,5 @@
 // Kysely types of the automations tables (migrations 20261121_0950_automations.sql,
-// 20261122_0900_automation_tracking.sql).
+// 20261122_0900_automation_tracking.sql, 20261122_1000_automation_bounces.sql).
 // event_cursors, shared with the webhook fan-out, is typed in schema/webhooks.ts.
 import type { Generated, Selectable } from 'kysely';
 import type { JsonColumn, NullableTimestamp, Timestamp } from './core.ts';
@@ -71,6 +71,11 @@ export interface AutomationEmailsTable {
   clicks: Generated<number>;
   opened_at: NullableTimestamp;
   clicked_at: NullableTimestamp;
+  /** migration 20261122_1000_automation_bounces.sql: accounting like campaign_recipients */
+  unsubscribed_at: NullableTimestamp;
+  bounced_at: NullableTimestamp;
+  soft_bounces: Generated<number>;
+  complained_at: NullableTimestamp;
   created_at: Timestamp;
 }
 

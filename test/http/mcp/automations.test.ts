@@ -40,7 +40,7 @@ describe('create_automation', () => {
     assert.equal(a.trigger.type, 'joined_group');
     assert.equal(a.steps.length, 3);
     assert.deepEqual(a.steps[2].else, [], 'a missing branch is an empty list');
-    assert.deepEqual(a.stats, { started: 0, active: 0, completed: 0, canceled: 0, failed: 0, emails_sent: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0 });
+    assert.deepEqual(a.stats, { started: 0, active: 0, completed: 0, canceled: 0, failed: 0, emails_sent: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
   });
 
   test('-32602 for a schema violation: unknown trigger, bad delay unit, no steps', async () => {
