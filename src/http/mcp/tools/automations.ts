@@ -13,7 +13,7 @@ const listAutomations = defineTool({
   scope: 'automations:read',
   description:
     'List the automations of the account, newest first, 25 per page by default. Each is {id, name, enabled, trigger, steps, ' +
-    'stats {started, active, completed, canceled, failed, emails_sent, opens, unique_opens, clicks, unique_clicks}, created_at, updated_at}. Use get_automation_activity ' +
+    'stats {started, active, completed, canceled, failed, emails_sent, opens, unique_opens, clicks, unique_clicks, unsubscribes, bounces, complaints, soft_bounces}, created_at, updated_at}. Use get_automation_activity ' +
     'to see the individual runs.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ ...PageArgs }),
@@ -29,7 +29,7 @@ const getAutomation = defineTool({
   scope: 'automations:read',
   description:
     'Get one automation with its trigger, its steps and its stats (runs started, active, completed, canceled, failed; emails sent; ' +
-    'opens, unique_opens, clicks, unique_clicks of its emails when the account tracks them). ' +
+    'opens, unique_opens, clicks, unique_clicks of its emails when the account tracks them; unsubscribes, bounces, complaints and soft_bounces of its emails). ' +
     'Fails with "Automation not found" for an unknown automation_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ automation_id: AutomationId }),
