@@ -5,10 +5,12 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { parse, type Parser } from 'csv-parse';
+import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import * as repo from '../db/queries/imports.ts';
 import { Validation } from './errors.ts';
 import * as fields from './fields.ts';
+import { isStorable } from './storable.ts';
 import * as subscribers from './subscribers.ts';
 
 export const CHUNK = 1000;
@@ -32,39 +34,72 @@ export class NotCsv extends Validation {
   }
 }
 
-/** Validates one row into its staged form; a row that cannot be imported keeps the reason instead. */
+const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v));
+// the pattern z.email() checks (subscribers.Email): a row it accepts passes here without building a zod parse
+const EMAIL = z.regexes.email;
+
+/**
+ * Validates one row into its staged form (keys without a value left out); a row that cannot be imported
+ * keeps the reason instead. The rules are those of creating one subscriber (subscribers.NewSubscriber) and
+ * fields.coerceWith: the common case — a well-formed address, short storable names, custom values that fit
+ * their type — is checked directly with the same tests, and anything else goes through those schemas, so
+ * acceptance and every message are theirs (test/jobs/import.test.ts compares both on awkward input).
+ */
 export function toStaged(rowNo: number, input: InputRow, defs: Map<string, fields.FieldType>): repo.StagedRow {
-  const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v));
   const email = text(input.email);
-  const row: repo.StagedRow = { row_no: rowNo, email: email || null, first_name: null, last_name: null, phone: null, custom_fields: null, error: null };
-  if (!email) return { ...row, error: 'Email is missing' };
-  // the same rules as creating one subscriber; empty cells mean "leave as it is", so they are not sent
-  const candidate: Record<string, unknown> = { email };
-  for (const col of ['first_name', 'last_name', 'phone'] as const) {
-    const v = text(input[col]);
-    if (v !== '') candidate[col] = v;
-  }
-  const parsed = subscribers.NewSubscriber.safeParse(candidate);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    return { ...row, error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}` };
-  }
-  row.email = parsed.data.email;
-  row.first_name = parsed.data.first_name ?? null;
-  row.last_name = parsed.data.last_name ?? null;
-  row.phone = parsed.data.phone ?? null;
-  const given = Object.entries(input.custom_fields ?? {}).filter(([, v]) => v !== undefined && v !== null && text(v) !== '');
-  if (given.length > 0) {
-    try {
-      const coerced = fields.coerceWith(defs, Object.fromEntries(given));
-      const kept = Object.entries(coerced).filter(([, v]) => v !== null);
-      if (kept.length > 0) row.custom_fields = Object.fromEntries(kept);
-    } catch (err) {
-      if (!(err instanceof Validation)) throw err;
-      return { ...row, error: err.message };
+  if (!email) return { row_no: rowNo, error: 'Email is missing' };
+  const first = text(input.first_name);
+  const last = text(input.last_name);
+  const phone = text(input.phone);
+  const row: repo.StagedRow = { row_no: rowNo, email };
+  if (email.length <= 254 && EMAIL.test(email) && nameOk(first) && nameOk(last) && (phone === '' || subscribers.NewSubscriber.shape.phone.safeParse(phone).success)) {
+    if (first) row.first_name = first;
+    if (last) row.last_name = last;
+    if (phone) row.phone = phone;
+  } else {
+    // empty cells mean "leave as it is", so they are not sent
+    const candidate: Record<string, unknown> = { email };
+    if (first) candidate.first_name = first;
+    if (last) candidate.last_name = last;
+    if (phone) candidate.phone = phone;
+    const parsed = subscribers.NewSubscriber.safeParse(candidate);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return { row_no: rowNo, email, error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}` };
     }
+    row.email = parsed.data.email;
+    if (parsed.data.first_name != null) row.first_name = parsed.data.first_name;
+    if (parsed.data.last_name != null) row.last_name = parsed.data.last_name;
+    if (parsed.data.phone != null) row.phone = parsed.data.phone;
+  }
+  const custom = input.custom_fields;
+  if (custom) {
+    let kept: Record<string, unknown> | undefined;
+    for (const key in custom) {
+      const v = custom[key];
+      if (v === undefined || v === null || text(v) === '') continue;
+      const type = defs.get(key);
+      const coerced = type === undefined || (typeof v === 'string' && !isStorable(v)) ? undefined : fields.coerceValue(type, v);
+      if (coerced === undefined) return { ...row, error: customFieldError(custom, defs) };
+      if (coerced !== null) (kept ??= {})[key] = coerced;
+    }
+    if (kept) row.custom_fields = kept;
   }
   return row;
+}
+
+const nameOk = (s: string) => s.length <= 255 && isStorable(s);
+
+/** The message fields.coerceWith gives for the row's given custom values (one of them does not fit). */
+function customFieldError(custom: Record<string, unknown>, defs: Map<string, fields.FieldType>): string {
+  const given = Object.entries(custom).filter(([, v]) => v !== undefined && v !== null && text(v) !== '');
+  try {
+    fields.coerceWith(defs, Object.fromEntries(given));
+  } catch (err) {
+    if (err instanceof Validation) return err.message;
+    throw err;
+  }
+  throw new Error('customFieldError: every value fits');
 }
 
 export interface StageResult {

@@ -5,6 +5,8 @@ import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import * as accounts from '../../src/domain/accounts.ts';
+import * as fields from '../../src/domain/fields.ts';
+import { toStaged } from '../../src/domain/importCsv.ts';
 import * as imports from '../../src/domain/imports.ts';
 import * as subscribers from '../../src/domain/subscribers.ts';
 import * as suppressions from '../../src/domain/suppressions.ts';
@@ -135,6 +137,51 @@ describe('Import worker', () => {
     });
     await assert.rejects(imports.startFromRows(s.db, s.running.queue, accountId, { rows: [{ email: 'c@example.com' }], groupIds: ['00000000-0000-4000-8000-000000000000'], source: 'mcp' }), /Group not found/);
     await assert.rejects(imports.get(s.db, (await s.newAccount()).accountId, job.job_id), /Import not found/);
+  });
+});
+
+// toStaged checks the common case directly (no zod parse per row); acceptance and messages must stay those of
+// creating one subscriber (subscribers.NewSubscriber) and fields.coerceWith — the reference below is that path
+describe('Import › row validation', () => {
+  function reference(rowNo: number, input: Record<string, unknown>, defs: Map<string, fields.FieldType>) {
+    const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v));
+    const email = text(input.email);
+    if (!email) return { row_no: rowNo, error: 'Email is missing' };
+    const candidate: Record<string, unknown> = { email };
+    for (const col of ['first_name', 'last_name', 'phone']) if (text(input[col]) !== '') candidate[col] = text(input[col]);
+    const parsed = subscribers.NewSubscriber.safeParse(candidate);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return { row_no: rowNo, email, error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}` };
+    }
+    const row: Record<string, unknown> = { row_no: rowNo, email: parsed.data.email };
+    for (const col of ['first_name', 'last_name', 'phone'] as const) if (parsed.data[col] != null) row[col] = parsed.data[col];
+    const given = Object.entries((input.custom_fields as Record<string, unknown>) ?? {}).filter(([, v]) => v !== undefined && v !== null && text(v) !== '');
+    if (given.length > 0) {
+      try {
+        const kept = Object.entries(fields.coerceWith(defs, Object.fromEntries(given))).filter(([, v]) => v !== null);
+        if (kept.length > 0) row.custom_fields = Object.fromEntries(kept);
+      } catch (err) {
+        return { ...row, error: (err as Error).message };
+      }
+    }
+    return row;
+  }
+
+  test('Import › the fast row check accepts, rejects and words reasons exactly as creating a subscriber does', () => {
+    const defs = new Map<string, fields.FieldType>([['score', 'number'], ['since', 'date'], ['vip', 'boolean'], ['note', 'text']]);
+    const emails = ['ada@example.com', ' Ada.Lovelace+x@Example.COM ', 'bob@@example.com', 'no-at.example.com', 'a@b', 'a@b.c', 'x'.repeat(250) + '@e.co', '.dot@example.com',
+      'a..b@example.com', 'ünï@example.com', 'a@exämple.com', "o'brien@example.ie", 'tab\t@example.com', '', '   ', 'a@example.com\u0000', 'trail.@example.com', 'a@-example.com', 'a@example.c0m'];
+    const names = [undefined, '', '  Ada  ', 'x'.repeat(255), 'x'.repeat(256), 'nul\u0000', '\ud800alone', '😀 emoji', 42];
+    const phones = [undefined, '', '+44 20 7946 0958', '(555) 123-4567', 'call me', '+' + '1'.repeat(32), '1'.repeat(32)];
+    const customs = [undefined, {}, { score: '12.5' }, { score: 'abc' }, { score: '' }, { since: '2024-02-29' }, { since: '2023-02-29' }, { vip: 'Yes' }, { vip: 'maybe' },
+      { note: '  spaced  ' }, { note: 'nul\u0000' }, { nope: 'x' }, { score: 'x', nope: 'y' }, { nope: 'y', score: 'x' }, { score: 1, vip: 'no', since: '2020-01-01T10:00' }];
+    let n = 0;
+    for (const email of emails) for (const first_name of names) for (const phone of phones) for (const custom_fields of customs) {
+      const input = { email, first_name, last_name: typeof first_name === 'string' ? first_name.slice(0, 3) : undefined, phone, custom_fields };
+      assert.deepEqual(toStaged(++n, input, defs), reference(n, input, defs), JSON.stringify(input));
+    }
+    assert.equal(n, emails.length * names.length * phones.length * customs.length);
   });
 });
 

@@ -6,15 +6,16 @@ import { sql } from 'kysely';
 import type { Db } from '../client.ts';
 import type { ImportError, ImportRow } from '../schema/imports.ts';
 
+/** A staged row as it is stored: a key without a value is left out (it reads back as null). */
 export interface StagedRow {
   row_no: number;
-  email: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  /** the coerced custom fields, or null */
-  custom_fields: Record<string, unknown> | null;
-  error: string | null;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  phone?: string;
+  /** the coerced custom fields */
+  custom_fields?: Record<string, unknown>;
+  error?: string;
 }
 
 /** first_row: the row_no of the first data row (2 for a CSV, whose header is row 1; 1 for inline rows) */
@@ -32,7 +33,7 @@ export function insert(db: Db, accountId: string, v: { source: string; file_name
  */
 export async function stage(db: Db, importId: string, rows: StagedRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows, (_k, v) => (v === null ? undefined : v));
+  const json = JSON.stringify(rows);
   await sql`insert into import_chunks (import_id, first_row, last_row, rows)
     values (${importId}, ${rows[0]!.row_no}, ${rows.at(-1)!.row_no}, ${json}::jsonb)`.execute(db);
 }
