@@ -61,7 +61,16 @@ const welcomeSteps = [
 const longDelaySteps = [welcomeSteps[0], { type: 'delay', amount: 30, unit: 'days' }, { type: 'send_email', subject: 'A month in', content_html: '<p>Still here?</p>' }];
 
 /** Lets the delay of an automation's waiting runs pass now (what 30 days would do). */
+/**
+ * Moves the automation's waiting runs past their delay. It first waits for every active run to have
+ * entered its delay ("waiting" in the history): the email can reach the sink before the run commits that
+ * step, and moving next_run_at earlier than that would be overwritten by the delay itself.
+ */
 async function passDelay(automationId: string) {
+  await until('the runs waiting in their delay', async () => {
+    const runs = await s.db.selectFrom('automation_runs').select('history').where('automation_id', '=', automationId).where('status', '=', 'active').execute();
+    return runs.every((r) => r.history.at(-1)?.result === 'waiting');
+  });
   await s.db.updateTable('automation_runs').set({ next_run_at: new Date() }).where('automation_id', '=', automationId).where('status', '=', 'active').execute();
 }
 
