@@ -3,7 +3,9 @@
 // over SMTP to an smtp-server sink in ANOTHER process; in the same run the baseline: a bare pooled
 // nodemailer blast of the same messages (same size, same headers, same connections) to the same sink.
 // Prints msg/s for both, the ratio (target ≥ 0.8) and the server's RSS before, peak and growth during the
-// send (target < 100 MB growth).
+// send (target < 100 MB growth). A second baseline hands the same pool the same messages composed the way
+// Mailgrove composes them (mail/mime.ts, nodemailer `raw`): the floor for this design, so the ratio to it is
+// what the ledger, rendering and database cost.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -13,6 +15,7 @@ import { SMTPServer } from 'smtp-server';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
 import { prepare } from '../src/mail/campaignMessage.ts';
+import { composeMessage } from '../src/mail/mime.ts';
 import { extractLinks } from '../src/mail/tracking.ts';
 import { fmt, freshDatabase, newAccount, startServer } from './support.ts';
 
@@ -38,8 +41,11 @@ export default async function run(args: string[]): Promise<void> {
 
     // the baseline runs before AND after the Mailgrove send and the two are averaged: on a shared machine
     // the load drifts during a run, and a single baseline on one side of it skews the ratio
-    const blast1 = await baseline(sink, n, concurrency, server.url);
+    const blast1 = await baseline(sink, n, concurrency, server.url, false);
     console.log(`  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s; bench process RSS ${mb(blast1.rssBeforeKb)} → peak ${mb(blast1.rssPeakKb)})`);
+    await sink.reset();
+    const raw1 = await baseline(sink, n, concurrency, server.url, true);
+    console.log(`  raw baseline 1 (same pool, messages composed by mail/mime.ts): ${raw1.seconds.toFixed(1)} s = ${fmt(n / raw1.seconds)} msg/s (${raw1.cpu.toFixed(1)} CPU s)`);
 
     await sink.reset();
     const api = (method: string, path: string, body?: unknown) =>
@@ -81,12 +87,17 @@ export default async function run(args: string[]): Promise<void> {
     const counted = await sink.count();
     const after = server.memory();
     await sink.reset();
-    const blast2 = await baseline(sink, n, concurrency, server.url);
+    const raw2 = await baseline(sink, n, concurrency, server.url, true);
+    console.log(`  raw baseline 2 (after the send): ${raw2.seconds.toFixed(1)} s = ${fmt(n / raw2.seconds)} msg/s (${raw2.cpu.toFixed(1)} CPU s)`);
+    await sink.reset();
+    const blast2 = await baseline(sink, n, concurrency, server.url, false);
     console.log(`  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s; RSS ${mb(blast2.rssBeforeKb)} → peak ${mb(blast2.rssPeakKb)})`);
     const blast = { seconds: (blast1.seconds + blast2.seconds) / 2, cpu: (blast1.cpu + blast2.cpu) / 2 };
+    const raw = { seconds: (raw1.seconds + raw2.seconds) / 2, cpu: (raw1.cpu + raw2.cpu) / 2 };
     console.log(`  mailgrove (schedule → status sent, incl. freezing the audience ${frozen.toFixed(1)} s): ${seconds.toFixed(1)} s = ${fmt(n / seconds)} msg/s (server ${cpu.toFixed(1)} CPU s, PostgreSQL ${pgCpu.toFixed(1)} CPU s)`);
     console.log(`  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`);
     console.log(`  ratio mailgrove/baseline (msg/s, mean baseline): ${(blast.seconds / seconds).toFixed(2)} (target ≥ 0.8); CPU per message: ${(blast.cpu / cpu).toFixed(2)} of the baseline's efficiency`);
+    console.log(`  ratio mailgrove/raw baseline (msg/s, mean): ${(raw.seconds / seconds).toFixed(2)}; CPU per message: ${(raw.cpu / cpu).toFixed(2)}`);
     console.log(`  server RSS: ${mb(before.rssKb)} before, ${mb(peakRss)} peak during the send (growth ${mb(peakRss - before.rssKb)}, target < 100 MB), ${mb(after.rssKb)} after; VmHWM ${mb(after.hwmKb)}`);
     if (atTenth !== undefined) console.log(`  server RSS from 10 % sent to the end: ${mb(atTenth)} → peak ${mb(peakAfterTenth)} (growth ${mb(peakAfterTenth - atTenth)})`);
   } finally {
@@ -124,8 +135,9 @@ async function seed(url: string, accountId: string, n: number): Promise<string> 
  * The bare blast of the same messages: one message rendered by Mailgrove itself (same HTML, text part,
  * tracked links, pixel, footer and headers, so the same bytes on the wire), personalised per recipient by
  * plain string replacement, handed to a pooled nodemailer transport with the same number of connections.
+ * `raw`: composed by mail/mime.ts and handed over as nodemailer `raw`, as Mailgrove's transport does.
  */
-async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: string): Promise<{ seconds: number; cpu: number; rssBeforeKb: number; rssPeakKb: number }> {
+async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: string, raw: boolean): Promise<{ seconds: number; cpu: number; rssBeforeKb: number; rssPeakKb: number }> {
   const transport = nodemailer.createTransport({ pool: true, maxConnections: concurrency, maxMessages: Infinity, host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true } as any);
   const config = { ...loadConfig({ PUBLIC_URL: serverUrl }, {}), secret: 'bench-secret' };
   const campaign = { id: '8f0c3a5e-3b7e-4a52-9a49-1f6f0d7e2b11', account_id: '5b8e2c1d-9f3a-4c6b-8e7d-2a1b3c4d5e6f', name: 'Bench', subject: SUBJECT, content_html: HTML, content_text: null, preview_text: null, from_name: 'Bench', from_email: 'bench@example.org', reply_to: null } as any;
@@ -141,16 +153,18 @@ async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: s
   const window = new Set<Promise<unknown>>();
   for (let i = 1; i <= n; i++) {
     const name = `Name${i}`;
+    const message = {
+      from: sample.from,
+      to: `bench${i}@example.net`,
+      subject: sample.subject.replace('NAME', name),
+      html: sample.html!.replaceAll('NAME', name),
+      text: sample.text!.replaceAll('NAME', name),
+      headers: sample.headers,
+      messageId: `${i}-${sample.messageId}`,
+    };
+    const composed = raw ? composeMessage(message)! : undefined;
     const p = transport
-      .sendMail({
-        from: sample.from,
-        to: `bench${i}@example.net`,
-        subject: sample.subject.replace('NAME', name),
-        html: sample.html!.replaceAll('NAME', name),
-        text: sample.text!.replaceAll('NAME', name),
-        headers: sample.headers,
-        messageId: `<${i}-${sample.messageId}>`,
-      })
+      .sendMail(composed ? { envelope: composed.envelope, raw: composed.raw, messageId: `<${message.messageId}>` } : { ...message, messageId: `<${message.messageId}>` })
       .finally(() => window.delete(p));
     window.add(p);
     if (window.size >= concurrency * 2) await Promise.race(window);
