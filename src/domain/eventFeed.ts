@@ -85,6 +85,15 @@ export class EventFeed {
     // only needed while a gap is pending; taken before the read, so a writer gone by now has its row visible below
     const writersNow = this.horizons.length > 0 ? await eventWriters(db) : new Set<string>();
     const cursor = await this.cursor(db);
+    if (this.options.wanted) {
+      // the common case in one row: the next seqs are all there (no gap) and the first of them anybody wants,
+      // if any, is known — the run before it is stepped over without reading it row by row
+      const s = await this.summary(db, cursor);
+      if (s.n === 0) return 0;
+      const noGap = s.last - cursor === s.n;
+      if (noGap && s.first_wanted === null) return this.skip(db, cursor, s.last, s.n);
+      if (noGap && s.first_wanted! > cursor + 1) return this.skip(db, cursor, s.first_wanted! - 1, s.first_wanted! - 1 - cursor);
+    }
     const rows = await this.read(db, cursor);
     if (rows.length === 0) return 0;
 
@@ -107,7 +116,10 @@ export class EventFeed {
     if (this.options.wanted) {
       // a leading run that nobody wants: move the cursor past it, nothing else to do
       const first = accepted.findIndex((r) => r.wanted);
-      if (first !== 0) return this.skip(db, cursor, first === -1 ? accepted : accepted.slice(0, first));
+      if (first !== 0) {
+        const run = first === -1 ? accepted : accepted.slice(0, first);
+        return this.skip(db, cursor, run.at(-1)!.seq, run.length);
+      }
       accepted.splice(this.batchSize);
     }
     const toSeq = accepted.at(-1)!.seq;
@@ -135,16 +147,28 @@ export class EventFeed {
   /** The next events after the cursor: whole rows, or only seqs; with `wanted`, a longer stride and the flag. */
   private async read(db: Db, cursor: number): Promise<ReadRow[]> {
     const { seqsOnly, wanted } = this.options;
-    const limit = wanted ? (this.options.skipStride ?? this.batchSize * 10) : this.batchSize;
+    const limit = wanted ? this.stride() : this.batchSize;
     const columns = seqsOnly ? sql`e.seq` : sql`e.id, e.seq, e.account_id, e.type, e.subscriber_id, e.data, e.created_at`;
     const { rows } = await sql<ReadRow>`select ${columns}, ${wanted ?? sql`true`} as wanted from events e
       where e.seq > ${cursor} order by e.seq limit ${limit}`.execute(db);
     return rows;
   }
 
-  /** Moves the cursor past events nobody wants, if it is still where this round read it. */
-  private async skip(db: Db, cursor: number, run: ReadRow[]): Promise<number> {
-    const toSeq = run.at(-1)!.seq;
+  /** How many seqs follow the cursor (up to a stride), the last of them, and the first one wanted. */
+  private async summary(db: Db, cursor: number) {
+    const { rows } = await sql<{ n: number; last: number; first_wanted: number | null }>`
+      select count(*)::int as n, coalesce(max(seq), 0) as last, min(seq) filter (where wanted) as first_wanted
+      from (select e.seq, ${this.options.wanted} as wanted from events e where e.seq > ${cursor} order by e.seq limit ${this.stride()}) x`.execute(db);
+    const r = rows[0]!;
+    return { n: r.n, last: Number(r.last), first_wanted: r.first_wanted === null ? null : Number(r.first_wanted) };
+  }
+
+  private stride(): number {
+    return this.options.skipStride ?? this.batchSize * 10;
+  }
+
+  /** Moves the cursor past `count` events nobody wants, up to toSeq, if it is still where this round read it. */
+  private async skip(db: Db, cursor: number, toSeq: number, count: number): Promise<number> {
     const moved = await db
       .updateTable('event_cursors')
       .set({ last_seq: toSeq, updated_at: new Date() })
@@ -153,7 +177,7 @@ export class EventFeed {
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return 0; // another instance moved it first
     this.horizons = this.horizons.filter((h) => h.seq > toSeq);
-    return run.length;
+    return count;
   }
 
   private async cursor(db: Db): Promise<number> {

@@ -65,8 +65,14 @@ async function finishIfDone(db: Db, importId: string): Promise<false> {
     await recordEvent(trx, done.account_id, 'import.completed', countsOf(done));
     return true;
   });
-  if (finished) await repo.dropStaged(db, importId);
+  if (finished) await afterEnd(db, importId);
   return false;
+}
+
+/** Once a job has ended: its staged rows go, and the search indexes take in what it added. */
+async function afterEnd(db: Db, importId: string): Promise<void> {
+  await repo.dropStaged(db, importId);
+  await repo.flushSearchIndexes(db).catch(() => {}); // an optimisation: without the right, autovacuum does it later
 }
 
 /** Ends a job that cannot go on (retries exhausted), with the reason, and writes import.completed. */
@@ -78,7 +84,7 @@ export async function fail(db: Db, importId: string, reason: string): Promise<vo
     await recordEvent(trx, row.account_id, 'import.completed', countsOf(row));
     return row;
   });
-  if (done) await repo.dropStaged(db, importId);
+  if (done) await afterEnd(db, importId);
 }
 
 function countsOf(r: Awaited<ReturnType<typeof repo.finish>>) {

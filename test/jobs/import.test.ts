@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import * as accounts from '../../src/domain/accounts.ts';
 import * as fields from '../../src/domain/fields.ts';
 import { toStaged } from '../../src/domain/importCsv.ts';
@@ -65,6 +66,10 @@ describe('Import worker', () => {
     const created = await s.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('type', '=', 'subscriber.created').executeTakeFirstOrThrow();
     assert.equal(Number(created.n), 3500);
     assert.equal(await s.db.selectFrom('import_chunks').select('first_row').where('import_id', '=', job.job_id).executeTakeFirst(), undefined, 'staged rows are dropped at the end');
+    // the search (trigram GIN) indexes took in the import at its end: nothing is left in their pending lists
+    const { rows } = await sql<{ pages: number }>`select coalesce(sum(gin_clean_pending_list(i.indexrelid)), 0)::int as pages from pg_index i
+      join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam where i.indrelid = 'subscribers'::regclass and a.amname = 'gin'`.execute(s.db);
+    assert.equal(rows[0]!.pages, 0);
   });
 
   test('Email verification › http verifier: undeliverable addresses fail with the reason when the account verifies', async () => {
