@@ -143,19 +143,6 @@ export function openParts(db: Db, importId: string) {
   return db.selectFrom('import_parts').select(['part', 'last_row', 'end_row']).where('import_id', '=', importId).whereRef('last_row', '<', 'end_row').orderBy('part').execute();
 }
 
-/**
- * One part under FOR UPDATE SKIP LOCKED: undefined when another runner holds it. Claiming it also lets this
- * transaction commit without waiting for its WAL flush: a crash of the database may lose the last few
- * batches, never part of one — each commits its subscribers, events and cursor together, so the job resumes
- * from the cursor that survived. That saves a disk sync per 1000 rows.
- */
-export async function claimPart(db: Db, importId: string, part: number) {
-  const r = await sql<{ part: number; last_row: number; end_row: number }>`
-    select part, last_row, end_row, set_config('synchronous_commit', 'off', true) as sync from import_parts
-    where import_id = ${importId} and part = ${part} for update skip locked`.execute(db);
-  return r.rows[0];
-}
-
 /** The rows of one batch that reach the upsert: valid and not overridden by a later row. */
 export async function candidates(db: Db, importId: string, from: number, to: number) {
   const r = await sql<{ row_no: number; email: string }>`select row_no, email from ${staged(importId, from, to)} r
@@ -165,20 +152,47 @@ export async function candidates(db: Db, importId: string, from: number, to: num
 }
 
 /**
- * The batch as one statement: upsert the subscribers (existing ones keep what the row leaves empty;
- * custom_fields merge), add the groups, write subscriber.created / subscriber.updated /
- * subscriber.added_to_group events, move the part's cursor past the batch, and return the counts and the
- * batch's rows that failed while staging (the first `maxErrors` of them, in file order) — all set-based, in
- * the caller's transaction (which holds the part's row).
+ * The batch as one statement, in the caller's transaction: claim the part's row (FOR UPDATE SKIP LOCKED,
+ * only while its cursor is still at `from`), upsert the subscribers (existing ones keep what the row leaves
+ * empty; custom_fields merge), add the groups, write subscriber.created / subscriber.updated /
+ * subscriber.added_to_group events, move the part's cursor past the batch, and add the counts and the first
+ * errors (the batch's staged failures and `skipped`, merged by row into the kept `maxErrors`) to the job
+ * row — all set-based, one round trip. Claiming also lets the transaction commit without waiting for its WAL
+ * flush: a crash of the database may lose the last few batches, never part of one (each commits its
+ * subscribers, events, counts and cursor together), so the job resumes from the cursor that survived.
+ * `claimed` is false when another runner holds or moved the part (nothing was written); `advanced` is false
+ * when the job is no longer processing (the caller rolls back).
  */
-export async function upsertBatch(db: Db, accountId: string, importId: string, b: { part: number; from: number; to: number; skip: number[]; groupIds: string[]; maxErrors: number }) {
-  const r = await sql<{ created: number; updated: number; failed: number; failures: ImportError[] }>`
-    with rows as materialized ${staged(importId, b.from, b.to)}, batch as (
-      select email, first_name, last_name, phone, coalesce(custom_fields, '{}'::jsonb) as custom_fields from rows r
-      where error is null and row_no <> all(${b.skip}::int[]) and row_no <> all(${dupsOf(importId, b.from, b.to)})
+export async function upsertBatch(
+  db: Db,
+  accountId: string,
+  importId: string,
+  b: {
+    part: number;
+    from: number;
+    to: number;
+    skipped: ImportError[];
+    groupIds: string[];
+    maxErrors: number;
+    ids?: { subscribers: string[]; events: string[] };
+  },
+) {
+  // ids given: the new subscribers and their events take them in order; otherwise (and past their end) gen_random_uuid()
+  const subscriberIds = b.ids?.subscribers ?? null;
+  const eventIds = b.ids?.events ?? null;
+  const r = await sql<{ claimed: boolean; advanced: boolean; created: number; updated: number; failed: number }>`
+    with claim as materialized (
+      select set_config('synchronous_commit', 'off', true) as sync from import_parts
+      where import_id = ${importId} and part = ${b.part} and last_row = ${b.from} for update skip locked
+    ), rows as materialized (
+      select * from ${staged(importId, b.from, b.to)} r where exists (select 1 from claim)
+    ), batch as (
+      select email, first_name, last_name, phone, coalesce(custom_fields, '{}'::jsonb) as custom_fields,
+        coalesce((${subscriberIds}::uuid[])[row_number() over ()], gen_random_uuid()) as id from rows r
+      where error is null and row_no <> all(${b.skipped.map((e) => e.row)}::int[]) and row_no <> all(${dupsOf(importId, b.from, b.to)})
     ), up as (
-      insert into subscribers as s (account_id, email, first_name, last_name, phone, custom_fields, source)
-      select ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import' from batch
+      insert into subscribers as s (id, account_id, email, first_name, last_name, phone, custom_fields, source)
+      select id, ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import' from batch
       on conflict (account_id, lower(email)) do update set
         first_name = coalesce(excluded.first_name, s.first_name),
         last_name = coalesce(excluded.last_name, s.last_name),
@@ -192,22 +206,37 @@ export async function upsertBatch(db: Db, accountId: string, importId: string, b
       on conflict do nothing
       returning group_id, subscriber_id
     ), ev as (
-      insert into events (account_id, type, subscriber_id, data)
-      select ${accountId}::uuid, case when inserted then 'subscriber.created' else 'subscriber.updated' end, id,
+      insert into events (id, account_id, type, subscriber_id, data)
+      select coalesce((${eventIds}::uuid[])[row_number() over ()], gen_random_uuid()), ${accountId}::uuid,
+        case when inserted then 'subscriber.created' else 'subscriber.updated' end, id,
         case when inserted then jsonb_build_object('subscriber', ${subscriberJson}, 'source', 'import')
              else jsonb_build_object('subscriber', ${subscriberJson}) end
       from up
       union all
-      select ${accountId}::uuid, 'subscriber.added_to_group', grp.subscriber_id,
+      select gen_random_uuid(), ${accountId}::uuid, 'subscriber.added_to_group', grp.subscriber_id,
         jsonb_build_object('subscriber', jsonb_build_object('id', up.id, 'email', up.email), 'group', jsonb_build_object('id', g.id, 'name', g.name))
       from grp join up on up.id = grp.subscriber_id join groups g on g.id = grp.group_id
+      returning 1
     ), cursor as (
-      update import_parts set last_row = ${b.to} where import_id = ${importId} and part = ${b.part}
+      update import_parts set last_row = ${b.to} where import_id = ${importId} and part = ${b.part} and exists (select 1 from claim)
+    ), counts as materialized (
+      -- reads ev, so the events are written before the job row is locked below
+      select (select count(*) from ev)::int as events, (select count(*) filter (where inserted) from up)::int as created, (select count(*) filter (where not inserted) from up)::int as updated,
+        (select count(*) from rows where error is not null)::int + ${b.skipped.length}::int as failed,
+        (select coalesce(jsonb_agg(jsonb_build_object('row', row_no, 'email', email, 'reason', error) order by row_no), '[]'::jsonb)
+           from (select row_no, email, error from rows where error is not null order by row_no limit ${b.maxErrors}) f) || ${JSON.stringify(b.skipped)}::jsonb as errors
+    ), job as (
+      update imports set
+        processed_rows = processed_rows + ${b.to - b.from}, created_count = created_count + c.created,
+        updated_count = updated_count + c.updated, failed_count = failed_count + c.failed, updated_at = now(),
+        errors = case when jsonb_array_length(c.errors) = 0 then imports.errors else (
+          select coalesce(jsonb_agg(e order by (e->>'row')::int), '[]'::jsonb)
+          from (select e from jsonb_array_elements(imports.errors || c.errors) e order by (e->>'row')::int limit ${b.maxErrors}) x) end
+      from counts c
+      where id = ${importId} and status = 'processing' and exists (select 1 from claim)
+      returning 1
     )
-    select (select count(*) filter (where inserted) from up)::int as created, (select count(*) filter (where not inserted) from up)::int as updated,
-      (select count(*) from rows where error is not null)::int as failed,
-      (select coalesce(jsonb_agg(jsonb_build_object('row', row_no, 'email', email, 'reason', error) order by row_no), '[]'::jsonb)
-         from (select row_no, email, error from rows where error is not null order by row_no limit ${b.maxErrors}) f) as failures`.execute(db);
+    select exists (select 1 from claim) as claimed, exists (select 1 from job) as advanced, c.created, c.updated, c.failed from counts c`.execute(db);
   return r.rows[0]!;
 }
 
@@ -217,22 +246,6 @@ const toIso = (ts: ReturnType<typeof sql.ref> | ReturnType<typeof sql>) => sql`t
 const iso = (col: string) => sql`case when ${sql.ref(col)} = now() then (select ${toIso(sql`now()`)}) else ${toIso(sql.ref(col))} end`;
 const subscriberJson = sql`jsonb_build_object('id', up.id, 'email', up.email, 'first_name', up.first_name, 'last_name', up.last_name,
   'phone', up.phone, 'status', up.status, 'custom_fields', up.custom_fields, 'created_at', ${iso('up.created_at')}, 'updated_at', ${iso('up.updated_at')})`;
-
-/**
- * Adds a batch's counts to a running job and merges its errors into the kept list (the first `maxErrors` by
- * row). Undefined when the job is no longer processing (it ended while the batch ran).
- */
-export async function advance(db: Db, importId: string, v: { processed: number; created: number; updated: number; failed: number; errors: ImportError[]; maxErrors: number }) {
-  const r = await sql<{ id: string }>`update imports set
-      processed_rows = processed_rows + ${v.processed}, created_count = created_count + ${v.created},
-      updated_count = updated_count + ${v.updated}, failed_count = failed_count + ${v.failed}, updated_at = now(),
-      errors = case when ${v.errors.length} = 0 then errors else (
-        select coalesce(jsonb_agg(e order by (e->>'row')::int), '[]'::jsonb)
-        from (select e from jsonb_array_elements(errors || ${JSON.stringify(v.errors)}::jsonb) e order by (e->>'row')::int limit ${v.maxErrors}) x) end
-    where id = ${importId} and status = 'processing'
-    returning id`.execute(db);
-  return r.rows[0];
-}
 
 export function finish(db: Db, importId: string, v: { status: 'completed' | 'failed'; failure_reason?: string }) {
   return db
