@@ -126,17 +126,36 @@ export async function stageCsv(db: Db, accountId: string, importId: string, stre
     writing.catch(() => {}); // awaited on the next flush; this only keeps Node from calling it unhandled
   };
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      if (!header) {
-        header = mapHeader(record, defs);
-        continue;
-      }
-      rowNo++;
-      chunk.push(toStaged(rowNo, header.read(record), defs));
-      if (chunk.length >= CHUNK) await flush();
-    }
-    await flush();
-    await writing;
+    // records are handled as they come ('data'), not one awaited iteration each: the parser pauses only
+    // while a full chunk waits for the previous one to be written
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const fail = (err: unknown) => {
+        failed = true;
+        reject(err);
+      };
+      parser.on('data', (record: string[]) => {
+        if (failed) return;
+        try {
+          if (!header) {
+            header = mapHeader(record, defs);
+            return;
+          }
+          rowNo++;
+          chunk.push(toStaged(rowNo, header.read(record), defs));
+          if (chunk.length >= CHUNK) {
+            parser.pause();
+            flush().then(() => parser.resume(), fail);
+          }
+        } catch (err) {
+          fail(err);
+        }
+      });
+      parser.once('end', () => void flush().then(() => writing).then(resolve, fail));
+      parser.once('error', fail);
+      // destroyed without an error (abandoned): nothing more will come
+      parser.once('close', () => (parser.readableEnded ? undefined : fail(new Error('CSV parsing stopped'))));
+    });
   } catch (err) {
     abandon();
     await writing.catch(() => {}); // nothing may still be writing when the caller discards the import
