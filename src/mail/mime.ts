@@ -2,8 +2,8 @@
 // Why: nodemailer builds every message as a tree of MimeNodes piped through quoted-printable and newline
 // transform streams, ~190 KB of short-lived garbage per ~7 KB message; under a campaign send (1,000+ msg/s)
 // that garbage is what grew the server's old generation by 100-200 MB (docs/performance.md, Sending).
-// This composer allocates little more than the finished message; the pooled SMTP transport hands it to
-// nodemailer as `raw`, so pooling, SMTP replies and DKIM signing stay nodemailer's.
+// This composer allocates little more than the finished message, which the SMTP transport sends as it is
+// (smtpPool.ts over nodemailer's SMTPConnection; DKIM signing by nodemailer's signer).
 //
 // Output matches what nodemailer produces for {from, to, replyTo, subject, html, text, headers, messageId}:
 // header values encoded and folded by nodemailer's own functions (RFC 2047 words for non-ASCII, punycode

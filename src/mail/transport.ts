@@ -1,11 +1,13 @@
-// How a rendered message leaves: pooled SMTP (SMTP_URL, optional DKIM) or, without SMTP_URL, the outbox table.
+// How a rendered message leaves: pooled SMTP (SMTP_URL, optional DKIM; smtpPool.ts, messages composed by
+// mime.ts) or, without SMTP_URL, the outbox table.
 // Callers get a typed result: delivered (with message id), or failed as transient (4xx, connection) or
 // permanent (5xx), which decides between retry and `failed` (DESIGN §6).
 import { randomUUID } from 'node:crypto';
-import nodemailer, { type Transporter } from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { composeMessage } from './mime.ts';
+import { SmtpPool } from './smtpPool.ts';
 
 export interface OutgoingMessage {
   accountId: string | null;
@@ -49,10 +51,8 @@ function smtpTransport(config: Config): MailTransport {
       ? { domainName: config.DKIM_DOMAIN, keySelector: config.DKIM_SELECTOR, privateKey: config.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
       : undefined;
   const url = new URL(config.SMTP_URL!);
-  const transporter: Transporter = nodemailer.createTransport({
-    pool: true,
-    // one connection reused for every message: reconnecting per message halves throughput
-    maxMessages: Infinity,
+  // SEND_CONCURRENCY connections, each reused for every message (reconnecting per message halves throughput)
+  const pool = new SmtpPool({
     maxConnections: Math.max(1, config.SEND_CONCURRENCY),
     host: url.hostname,
     port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
@@ -61,20 +61,16 @@ function smtpTransport(config: Config): MailTransport {
     tls: { rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false' },
     ignoreTLS: url.searchParams.get('starttls') === 'false',
     dkim,
-  } as any);
+  });
   return {
     kind: 'smtp',
     async send(msg) {
       const messageId = msg.messageId ?? newMessageId(config);
       try {
-        // composed in one pass (mime.ts) and handed over as `raw`: nodemailer's own composition made ~190 KB
-        // of garbage per message. What mime.ts leaves to nodemailer (unusual addresses) still goes the old way.
-        const composed = composeMessage({ ...msg, messageId });
-        const mail = composed
-          ? { envelope: composed.envelope, raw: composed.raw, messageId: `<${messageId}>` }
-          : { from: msg.from, to: msg.to, subject: msg.subject, html: msg.html, text: msg.text, replyTo: msg.replyTo, headers: msg.headers, messageId: `<${messageId}>` };
-        const info = await transporter.sendMail(mail);
-        return { ok: true, messageId, response: info.response };
+        // composed in one pass (mime.ts); what it leaves alone (unusual addresses) nodemailer composes
+        const composed = composeMessage({ ...msg, messageId }) ?? (await composeWithNodemailer(msg, messageId));
+        const response = await pool.send(composed.envelope, composed.raw);
+        return { ok: true, messageId, response };
       } catch (err: any) {
         const code: number | undefined = err.responseCode;
         // 5xx is the server's final no; anything else (4xx, refused, timeout) may work later
@@ -82,9 +78,16 @@ function smtpTransport(config: Config): MailTransport {
       }
     },
     async close() {
-      transporter.close();
+      pool.close();
     },
   };
+}
+
+/** nodemailer's own composition, for the messages mime.ts does not take (IDN / SMTPUTF8 addresses, …). */
+async function composeWithNodemailer(msg: OutgoingMessage, messageId: string): Promise<{ raw: Buffer; envelope: { from: string; to: string[] } }> {
+  const node = new MailComposer({ from: msg.from, to: msg.to, subject: msg.subject, html: msg.html, text: msg.text, replyTo: msg.replyTo, headers: msg.headers, messageId: `<${messageId}>` }).compile();
+  const envelope = node.getEnvelope();
+  return { raw: await node.build(), envelope: { from: envelope.from || '', to: envelope.to } };
 }
 
 function outboxTransport(config: Config, db: Db): MailTransport {
