@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import * as ledger from '../domain/ledger.ts';
 import { prepare, type PreparedCampaign } from '../mail/campaignMessage.ts';
-import type { RenderSubscriber } from '../mail/render.ts';
 import { createTransport, type MailTransport, type OutgoingMessage, type SendResult } from '../mail/transport.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 import { RateGate } from './sendRate.ts';
@@ -126,14 +125,14 @@ class Sender {
       await ledger.record(db, this.me, batch.map((r) => ({ id: r.id, state: 'failed' as const, error })));
       return;
     }
-    const ready: { row: ledger.Claimed; sub: RenderSubscriber }[] = [];
+    const ready: ledger.Claimed[] = [];
     for (const row of batch) {
       // the audience was frozen earlier; whoever unsubscribed, bounced or complained since is not mailed
-      if (row.status === 'active') ready.push({ row, sub: { ...row, id: row.subscriber_id } });
+      if (row.status === 'active') ready.push(row);
       else outcomes.push({ id: row.id, state: 'skipped', error: `Subscriber is ${row.status}` });
     }
     if (this.transport.sendMany && config.SEND_RATE_PER_SECOND === 0) {
-      const built = ready.flatMap((r) => this.build(campaign, r.row, r.sub, outcomes));
+      const built = ready.flatMap((row) => this.build(campaign, row, outcomes));
       const results = await this.transport.sendMany(built.map((b) => b.msg)).catch((err) => built.map(() => transient(err)));
       built.forEach((b, i) => outcomes.push(this.outcome(b.row, results[i]!)));
     } else {
@@ -168,11 +167,18 @@ class Sender {
   /**
    * Renders and sends one by one through the shared slots, rendering each message just before it goes
    * (a whole batch rendered at once would block the event loop and idle every SMTP connection meanwhile).
-   * Stops handing out messages on cancel or shutdown.
+   * Stops handing out messages on cancel or shutdown. Nothing per message outlives its send: a batch's
+   * worth of held promises or copies would survive into V8's old generation (docs/performance.md, Sending).
    */
-  private async pump(campaign: PreparedCampaign, ready: { row: ledger.Claimed; sub: RenderSubscriber }[], outcomes: ledger.Outcome[]): Promise<void> {
-    const inFlight: Promise<void>[] = [];
-    for (const { row, sub } of ready) {
+  private async pump(campaign: PreparedCampaign, rows: ledger.Claimed[], outcomes: ledger.Outcome[]): Promise<void> {
+    let pending = 0;
+    let drained: (() => void) | undefined;
+    const settle = (row: ledger.Claimed, res: SendResult) => {
+      outcomes.push(this.outcome(row, res));
+      this.slots.release();
+      if (--pending === 0) drained?.();
+    };
+    for (const row of rows) {
       if (this.stopped) {
         // never handed to SMTP: back to the queue for the next worker, attempt not counted
         outcomes.push({ id: row.id, state: 'queued', error: 'Released at shutdown', retry_in_ms: 0, release: true });
@@ -184,28 +190,24 @@ class Sender {
       }
       await this.rate.take();
       await this.slots.acquire();
-      const [built] = this.build(campaign, row, sub, outcomes);
+      const [built] = this.build(campaign, row, outcomes);
       if (!built) {
         this.slots.release();
         continue;
       }
-      inFlight.push(
-        this.transport
-          .send(built.msg)
-          .catch(transient)
-          .then((res) => {
-            outcomes.push(this.outcome(row, res));
-          })
-          .finally(() => this.slots.release()),
+      pending++;
+      this.transport.send(built.msg).then(
+        (res) => settle(row, res),
+        (err) => settle(row, transient(err)),
       );
     }
-    await Promise.all(inFlight);
+    if (pending > 0) await new Promise<void>((resolve) => (drained = resolve));
   }
 
   /** The message for one recipient, or a `failed` outcome when its template fails at render time. */
-  private build(campaign: PreparedCampaign, row: ledger.Claimed, sub: RenderSubscriber, outcomes: ledger.Outcome[]): { row: ledger.Claimed; msg: OutgoingMessage }[] {
+  private build(campaign: PreparedCampaign, row: ledger.Claimed, outcomes: ledger.Outcome[]): { row: ledger.Claimed; msg: OutgoingMessage }[] {
     try {
-      return [{ row, msg: campaign.build(sub) }];
+      return [{ row, msg: campaign.build({ ...row, id: row.subscriber_id }) }];
     } catch (err) {
       outcomes.push({ id: row.id, state: 'failed', error: `Template error: ${(err as Error).message}` });
       return [];
