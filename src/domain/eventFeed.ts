@@ -79,7 +79,8 @@ export class EventFeed {
 
   /**
    * Handles the next batch of committed events, if any, and moves the cursor past it.
-   * Returns how many events the cursor moved past, handled or stepped over (0 = caught up, or waiting on a gap).
+   * Returns how many events the cursor moved past, handled or stepped over; 0 = caught up (which includes
+   * having just stepped over every event up to the end of the log), or waiting on a gap.
    */
   async consume(db: Db, handle: (trx: Db, batch: FeedBatch) => Promise<void>, reread = true): Promise<number> {
     // only needed while a gap is pending; taken before the read, so a writer gone by now has its row visible below
@@ -91,7 +92,12 @@ export class EventFeed {
       const s = await this.summary(db, cursor);
       if (s.n === 0) return 0;
       const noGap = s.last - cursor === s.n;
-      if (noGap && s.first_wanted === null) return this.skip(db, cursor, s.last, s.n);
+      if (noGap && s.first_wanted === null) {
+        const moved = await this.skip(db, cursor, s.last, s.n);
+        // stepped over everything there is: caught up, so the caller's loop may sleep (an import's events
+        // arrive a batch at a time; checking again after each one costs more than it saves)
+        return s.n < this.stride() ? 0 : moved;
+      }
       if (noGap && s.first_wanted! > cursor + 1) return this.skip(db, cursor, s.first_wanted! - 1, s.first_wanted! - 1 - cursor);
     }
     const rows = await this.read(db, cursor);
