@@ -116,14 +116,17 @@ export async function stageCsv(db: Db, accountId: string, importId: string, stre
   let header: Header | undefined;
   let rowNo = 1;
   let chunk: repo.StagedRow[] = [];
-  // one chunk is written while the next is parsed (PostgreSQL works in parallel with us; PGlite just queues)
+  // one chunk is written while the next is parsed (PostgreSQL works in parallel with us; PGlite just queues).
+  // flush() queues the chunk behind the writes before it, at once (so writes keep the order of the calls),
+  // and resolves when the write before it is done; `writing` ends with the last one
   let writing: Promise<void> = Promise.resolve();
-  const flush = async () => {
+  const flush = (): Promise<void> => {
     const rows = chunk;
     chunk = [];
-    await writing;
-    writing = repo.stage(db, importId, rows);
-    writing.catch(() => {}); // awaited on the next flush; this only keeps Node from calling it unhandled
+    const previous = writing;
+    writing = previous.then(() => repo.stage(db, importId, rows));
+    writing.catch(() => {}); // awaited at the end; this only keeps Node from calling it unhandled
+    return previous;
   };
   try {
     // records are handled as they come ('data'), not one awaited iteration each: the parser pauses only
@@ -151,7 +154,11 @@ export async function stageCsv(db: Db, accountId: string, importId: string, stre
           fail(err);
         }
       });
-      parser.once('end', () => void flush().then(() => writing).then(resolve, fail));
+      // 'end' may come while a full chunk's flush still waits (the parser was paused after the last record)
+      parser.once('end', () => {
+        void flush();
+        writing.then(resolve, fail);
+      });
       parser.once('error', fail);
       // destroyed without an error (abandoned): nothing more will come
       parser.once('close', () => (parser.readableEnded ? undefined : fail(new Error('CSV parsing stopped'))));

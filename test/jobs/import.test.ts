@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import * as accounts from '../../src/domain/accounts.ts';
 import * as fields from '../../src/domain/fields.ts';
-import { toStaged } from '../../src/domain/importCsv.ts';
+import { stageCsv, toStaged } from '../../src/domain/importCsv.ts';
 import * as imports from '../../src/domain/imports.ts';
 import * as subscribers from '../../src/domain/subscribers.ts';
 import * as suppressions from '../../src/domain/suppressions.ts';
@@ -70,6 +70,54 @@ describe('Import worker', () => {
     const { rows } = await sql<{ pages: number }>`select coalesce(sum(gin_clean_pending_list(i.indexrelid)), 0)::int as pages from pg_index i
       join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam where i.indrelid = 'subscribers'::regclass and a.amname = 'gin'`.execute(s.db);
     assert.equal(rows[0]!.pages, 0);
+  });
+
+  test('Import › staging returns only after its last chunk is written, also when the file ends on a full chunk', async () => {
+    // a database whose chunk inserts take a while: the write of the last chunk must be awaited, not raced
+    let written = 0;
+    const slow = new Kysely<any>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+        createIntrospector: (db) => new PostgresIntrospector(db),
+        createDriver: () => ({
+          init: async () => {},
+          acquireConnection: async () => ({
+            executeQuery: async (q: { sql: string }) => {
+              if (q.sql.includes('insert into import_chunks')) {
+                await new Promise((r) => setTimeout(r, 30));
+                written++;
+              }
+              return { rows: [] };
+            },
+            streamQuery: () => { throw new Error('no streaming'); },
+          }),
+          beginTransaction: async () => {},
+          commitTransaction: async () => {},
+          rollbackTransaction: async () => {},
+          releaseConnection: async () => {},
+          destroy: async () => {},
+        }),
+      },
+    });
+    for (const rows of [3000, 2500]) {
+      written = 0;
+      const staged = await stageCsv(slow, '00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000001', csv(rows));
+      assert.equal(staged.total_rows, rows);
+      assert.equal(written, Math.ceil(rows / 1000), `${rows} rows: every chunk written when staging returns`);
+    }
+  });
+
+  test('Import › a file of whole chunks is fully staged when the upload returns: the start pass sees its last chunk', async () => {
+    const { accountId } = await s.newAccount();
+    // 3000 rows = 3 full chunks; the last row repeats the first address (any case): the first row is the duplicate
+    const upload = await imports.stageFile(s.db, accountId, csv(3000, (i) => (i === 2999 ? 'USER0@example.com' : `user${i}@example.com`)), 'c.csv');
+    const staged = await sql<{ chunks: number; rows: number }>`select count(*)::int as chunks, coalesce(sum(jsonb_array_length(rows)), 0)::int as rows
+      from import_chunks where import_id = ${upload.importId}`.execute(s.db);
+    assert.deepEqual(staged.rows[0], { chunks: 3, rows: 3000 });
+    await imports.start(s.db, noQueue, upload, []);
+    const row = await s.db.selectFrom('imports').select(['duplicate_count', 'new_count']).where('id', '=', upload.importId).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { duplicate_count: 1, new_count: 2999 });
   });
 
   test('Email verification › http verifier: undeliverable addresses fail with the reason when the account verifies', async () => {
