@@ -65,11 +65,13 @@ async function storedLink(trx: Db, t: TrackTarget, idx: number): Promise<string 
 
 async function touch(trx: Db, t: TrackTarget, changes: Changes): Promise<Touched | undefined> {
   if ('campaign_id' in t) {
+    // 'sending' and 'interrupted' too: the token only exists in a message handed to the mail server, and
+    // the send lanes record the server's answers a batch at a time, so an open can come first
     const r = await sql<{ account_id: string; email: string; message_id: string | null }>`
       update campaign_recipients r set ${changes}
       from accounts a
       where r.campaign_id = ${t.campaign_id}::uuid and r.subscriber_id = ${t.subscriber_id}::uuid
-        and r.state = 'sent' and a.id = r.account_id and a.tracking_enabled
+        and r.state in ('sending', 'sent', 'interrupted') and a.id = r.account_id and a.tracking_enabled
       returning r.account_id, r.email, r.message_id`.execute(trx);
     const row = r.rows[0];
     return row && { ...row, subscriber_id: t.subscriber_id, source: { campaign_id: t.campaign_id } };

@@ -35,6 +35,25 @@ describe('Open pixel', () => {
   });
 });
 
+describe('Open before the ledger has the answer', () => {
+  test('an open of a message still marked sending (or interrupted) counts; one never handed over (queued, failed) does not', async () => {
+    const a = await sent();
+    const t2 = a.subscriberIds.get('t2@track.test')!;
+    const setState = (sub: string, state: 'sending' | 'interrupted' | 'queued' | 'failed') =>
+      s.db.updateTable('campaign_recipients').set({ state }).where('campaign_id', '=', a.campaignId).where('subscriber_id', '=', sub).execute();
+    await setState(a.sub, 'sending'); // the send lanes record the server's answers a batch at a time
+    await fetch(openUrl(s.config, a.campaignId, a.sub));
+    await setState(t2, 'failed');
+    await fetch(openUrl(s.config, a.campaignId, t2));
+    assert.deepEqual((await eventsOfType(s.db, a.accountId, 'email.opened')).map((e) => e.subscriber_id), [a.sub]);
+    await setState(a.sub, 'interrupted');
+    await setState(t2, 'queued');
+    await fetch(openUrl(s.config, a.campaignId, a.sub));
+    await fetch(openUrl(s.config, a.campaignId, t2));
+    assert.deepEqual((await eventsOfType(s.db, a.accountId, 'email.opened')).map((e) => e.subscriber_id), [a.sub, a.sub]);
+  });
+});
+
 describe('Click redirect', () => {
   test('302 to the stored link with email.clicked {url}; an index that is not stored → 404 (no open redirect)', async () => {
     const a = await sent();
