@@ -4,10 +4,10 @@
 // Rows are written in the run's own transactions (automationRuns.ts); engagement.ts counts opens and clicks,
 // bounces.ts bounces and complaints, unsubscribe.ts unsubscribes, on the same rows.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../db/client.ts';
 import type { AutomationEmailState, RunRow } from '../db/schema/automations.ts';
 import { extractLinks } from '../mail/tracking.ts';
+import { engagementCounts } from './campaignStats.ts';
 
 export interface TrackedEmail {
   /** automation_emails.id: what the email's tracking token names */
@@ -73,17 +73,7 @@ export async function emailStats(db: Db, accountId: string, automationIds: strin
   if (automationIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('automation_emails')
-    .select([
-      'automation_id',
-      sql<number>`coalesce(sum(opens), 0)::int`.as('opens'),
-      sql<number>`count(opened_at)::int`.as('unique_opens'),
-      sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
-      sql<number>`count(clicked_at)::int`.as('unique_clicks'),
-      sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
-      sql<number>`count(bounced_at)::int`.as('bounces'),
-      sql<number>`count(complained_at)::int`.as('complaints'),
-      sql<number>`coalesce(sum(soft_bounces), 0)::int`.as('soft_bounces'),
-    ])
+    .select(['automation_id', ...engagementCounts()])
     .where('account_id', '=', accountId)
     .where('automation_id', 'in', automationIds)
     .groupBy('automation_id')

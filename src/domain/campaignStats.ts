@@ -41,20 +41,31 @@ export async function of(db: Db, accountId: string, campaignIds: string[]): Prom
       sql<number>`(count(*) filter (where state = 'skipped'))::int`.as('skipped'),
       sql<number>`(count(*) filter (where state = 'interrupted'))::int`.as('interrupted'),
       sql<number>`(count(*) filter (where state in ('queued', 'sending')))::int`.as('pending'),
-      sql<number>`coalesce(sum(opens), 0)::int`.as('opens'),
-      sql<number>`count(opened_at)::int`.as('unique_opens'),
-      sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
-      sql<number>`count(clicked_at)::int`.as('unique_clicks'),
-      sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
-      sql<number>`count(bounced_at)::int`.as('bounces'),
-      sql<number>`count(complained_at)::int`.as('complaints'),
-      sql<number>`coalesce(sum(soft_bounces), 0)::int`.as('soft_bounces'),
+      ...engagementCounts(),
     ])
     .where('account_id', '=', accountId)
     .where('campaign_id', 'in', campaignIds)
     .groupBy('campaign_id')
     .execute();
   return new Map(rows.map(({ campaign_id, ...s }) => [campaign_id, { ...EMPTY, ...s }]));
+}
+
+/**
+ * What campaign and automation stats both count off their email rows (campaign_recipients and
+ * automation_emails carry the same engagement columns): opens and clicks (total and unique), unsubscribes,
+ * bounces, complaints and soft bounces.
+ */
+export function engagementCounts() {
+  return [
+    sql<number>`coalesce(sum(opens), 0)::int`.as('opens'),
+    sql<number>`count(opened_at)::int`.as('unique_opens'),
+    sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
+    sql<number>`count(clicked_at)::int`.as('unique_clicks'),
+    sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
+    sql<number>`count(bounced_at)::int`.as('bounces'),
+    sql<number>`count(complained_at)::int`.as('complaints'),
+    sql<number>`coalesce(sum(soft_bounces), 0)::int`.as('soft_bounces'),
+  ] as const;
 }
 
 export const RECIPIENT_FILTERS = ['sent', 'failed', 'opened', 'unopened', 'clicked', 'unsubscribed', 'bounced', 'complained'] as const;

@@ -6,18 +6,11 @@ import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { composeMessage } from './mime.ts';
+import { composeMessage, type MimeMessage } from './mime.ts';
 import { SmtpPool } from './smtpPool.ts';
 
-export interface OutgoingMessage {
+export interface OutgoingMessage extends Omit<MimeMessage, 'messageId' | 'date'> {
   accountId: string | null;
-  from: string;
-  to: string;
-  subject: string;
-  html?: string;
-  text?: string;
-  replyTo?: string;
-  headers?: Record<string, string>;
   /** without angle brackets; generated when absent */
   messageId?: string;
 }
