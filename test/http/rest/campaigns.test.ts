@@ -126,8 +126,12 @@ describe('REST campaigns', () => {
     assert.equal(c.body.error, 'Only scheduled or sending campaigns can be cancelled');
     // a campaign held in 'sending': its one recipient waits for a retry an hour away (as after a 4xx reply)
     const sub = (await api.post('/subscribers', { email: 'held@del.test' })).body.data;
-    const { id } = await s.db.insertInto('campaigns').values({ account_id: accountId, name: 'Held', status: 'sending', delivery: 'instant', started_at: new Date() }).returning('id').executeTakeFirstOrThrow();
-    await s.db.insertInto('campaign_recipients').values({ campaign_id: id, account_id: accountId, subscriber_id: sub.id, email: sub.email, next_attempt_at: new Date(Date.now() + 3_600_000) }).execute();
+    // in one transaction: a 'sending' campaign seen without recipients is finished as sent by the worker
+    const id = await s.db.transaction().execute(async (trx) => {
+      const c = await trx.insertInto('campaigns').values({ account_id: accountId, name: 'Held', status: 'sending', delivery: 'instant', started_at: new Date() }).returning('id').executeTakeFirstOrThrow();
+      await trx.insertInto('campaign_recipients').values({ campaign_id: c.id, account_id: accountId, subscriber_id: sub.id, email: sub.email, next_attempt_at: new Date(Date.now() + 3_600_000) }).execute();
+      return c.id;
+    });
     const del = await api.delete(`/campaigns/${id}`);
     assert.equal(del.status, 409);
     assert.match(del.body.error, /cannot be deleted/);
