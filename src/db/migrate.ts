@@ -31,10 +31,22 @@ export async function migrate(db: Db): Promise<string[]> {
     // parallel branches add files with earlier dates than ones already applied elsewhere
     allowUnorderedMigrations: true,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's Migrator looks for its table by listing the tables of every schema; a schema another process
+  // drops meanwhile (parallel test runs on one database) fails that listing. Nothing was applied (each
+  // run is one transaction), so it is tried again.
+  for (let attempt = 1; error && attempt < 4 && otherSchemaVanished(error, rows[0]!.schema); attempt++) {
+    await new Promise((r) => setTimeout(r, 50 * attempt));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+function otherSchemaVanished(error: unknown, ours: string): boolean {
+  const m = /^schema "([^"]+)" does not exist/.exec((error as Error)?.message ?? '');
+  return m !== null && m[1] !== ours;
 }
