@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import type { AutomationEmailState, RunRow } from '../db/schema/automations.ts';
 import { extractLinks } from '../mail/tracking.ts';
-import { engagementCounts } from './campaignStats.ts';
+import { engagementCounts, type Engagement } from './campaignStats.ts';
 
 export interface TrackedEmail {
   /** automation_emails.id: what the email's tracking token names */
@@ -55,16 +55,7 @@ export async function interrupt(trx: Db, runId: string, step: string): Promise<v
 }
 
 /** What automation stats read off the emails' rows: counted the way campaign stats count the ledger. */
-export interface EmailStats {
-  opens: number;
-  unique_opens: number;
-  clicks: number;
-  unique_clicks: number;
-  unsubscribes: number;
-  bounces: number;
-  complaints: number;
-  soft_bounces: number;
-}
+export type EmailStats = Engagement;
 
 export const NO_EMAIL_STATS: EmailStats = Object.freeze({ opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
 

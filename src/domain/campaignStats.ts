@@ -24,6 +24,9 @@ export interface Stats {
   soft_bounces: number;
 }
 
+/** The engagement part of the stats, which automation stats share (engagementCounts). */
+export type Engagement = Omit<Stats, 'recipients' | 'sent' | 'failed' | 'skipped' | 'interrupted' | 'pending'>;
+
 export const EMPTY: Stats = Object.freeze({
   recipients: 0, sent: 0, failed: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0,
   unsubscribes: 0, bounces: 0, complaints: 0, skipped: 0, interrupted: 0, pending: 0, soft_bounces: 0,
