@@ -15,9 +15,9 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { openDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
-import * as accounts from '../src/domain/accounts.ts';
-import * as apiKeys from '../src/domain/apiKeys.ts';
-import * as subscribers from '../src/domain/subscribers.ts';
+import * as accounts from '../src/domain/accounts/accounts.ts';
+import * as apiKeys from '../src/domain/accounts/apiKeys.ts';
+import * as subscribers from '../src/domain/subscribers/subscribers.ts';
 import { fmt, freshDatabase, startServer } from './support.ts';
 
 interface Result {

@@ -4,9 +4,9 @@
 import { createRequire } from 'node:module';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/client.ts';
-import * as accounts from '../src/domain/accounts.ts';
-import * as apiKeys from '../src/domain/apiKeys.ts';
-import * as subscribers from '../src/domain/subscribers.ts';
+import * as accounts from '../src/domain/accounts/accounts.ts';
+import * as apiKeys from '../src/domain/accounts/apiKeys.ts';
+import * as subscribers from '../src/domain/subscribers/subscribers.ts';
 import { start } from '../src/main.ts';
 
 interface Result {

@@ -1,10 +1,10 @@
 // Reads "Authorization: Bearer <key>" and resolves the key; shared by REST and MCP. A key found once is
 // served from the key cache (auth/keyCache.ts) until it expires, is revoked, or its entry ages out.
 import type { Db } from '../db/client.ts';
-import * as apiKeys from '../domain/apiKeys.ts';
-import { cacheFor } from './keyCache.ts';
+import * as apiKeys from '../domain/accounts/apiKeys.ts';
+import { cacheFor } from '../domain/accounts/keyCache.ts';
 
-export type { KeyContext, AuthFailure } from '../domain/apiKeys.ts';
+export type { KeyContext, AuthFailure } from '../domain/accounts/apiKeys.ts';
 
 export const AUTH_MESSAGES: Record<apiKeys.AuthFailure, string> = {
   missing: 'Missing Authorization header',

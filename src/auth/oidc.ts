@@ -3,7 +3,7 @@
 // discovery is not cached, so a provider that was down at start works once it is back.
 import * as client from 'openid-client';
 import type { Config } from '../config.ts';
-import type { OidcClaims } from '../domain/users.ts';
+import type { OidcClaims } from '../domain/accounts/users.ts';
 
 export const CALLBACK_PATH = '/app/auth/oidc/callback';
 

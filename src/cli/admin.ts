@@ -2,9 +2,9 @@
 import type { Config } from '../config.ts';
 import { openDb } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
-import * as accounts from '../domain/accounts.ts';
-import * as apiKeys from '../domain/apiKeys.ts';
-import * as users from '../domain/users.ts';
+import * as accounts from '../domain/accounts/accounts.ts';
+import * as apiKeys from '../domain/accounts/apiKeys.ts';
+import * as users from '../domain/accounts/users.ts';
 
 export interface Admin {
   createAccount(input: accounts.NewAccount): Promise<unknown>;

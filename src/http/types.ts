@@ -1,8 +1,8 @@
 // Fastify type extensions shared by every face: the app's db/config, a route's required scope, the caller's key.
 import type { DbHandle, Db } from '../db/client.ts';
 import type { Config } from '../config.ts';
-import type { KeyContext } from '../domain/apiKeys.ts';
-import type { Scope } from '../auth/scopes.ts';
+import type { KeyContext } from '../domain/accounts/apiKeys.ts';
+import type { Scope } from '../domain/accounts/scopes.ts';
 import type { Queue } from '../jobs/queue.ts';
 
 declare module 'fastify' {

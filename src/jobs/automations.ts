@@ -2,9 +2,9 @@
 // runs, and once per account-local day scans date_anniversary fields; the run loop leases due runs and
 // moves them through their steps, SEND_CONCURRENCY at a time. Both poll every WORKER_POLL_MS; starting a
 // run wakes the run loop so a welcome email does not wait for the next poll.
-import * as runs from '../domain/automationRuns.ts';
-import * as triggers from '../domain/automationTriggers.ts';
-import { automationWanted, EventFeed } from '../domain/eventFeed.ts';
+import * as runs from '../domain/automations/runs.ts';
+import * as triggers from '../domain/automations/triggers.ts';
+import { automationWanted, EventFeed } from '../domain/events/feed.ts';
 import { createTransport } from '../mail/transport.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 import { startLoop } from './pollLoop.ts';

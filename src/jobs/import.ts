@@ -1,8 +1,8 @@
 // The import worker: a pg-boss job per import runs its batches (in parallel parts on PostgreSQL) until the job ends.
 // Resumable by construction (the cursor commits with each batch); at start, imports still marked
 // processing — their process died — are queued again, and a second runner of one import only takes turns.
-import * as imports from '../domain/imports.ts';
-import { fromConfig } from '../domain/verify/index.ts';
+import * as imports from '../domain/imports/imports.ts';
+import { fromConfig } from '../domain/imports/verify/index.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 
 const RETRY_LIMIT = 5;

@@ -4,7 +4,7 @@
 // set-based while already sending the next. A heartbeat keeps this worker's rows its own; rows of a worker
 // that died become 'interrupted' (ledger.interruptOrphans), never sent twice.
 import { randomUUID } from 'node:crypto';
-import * as ledger from '../domain/ledger.ts';
+import * as ledger from '../domain/campaigns/ledger.ts';
 import { prepare, type PreparedCampaign } from '../mail/campaignMessage.ts';
 import { createTransport, type MailTransport, type OutgoingMessage, type SendResult } from '../mail/transport.ts';
 import type { StopFn, WorkerContext } from './index.ts';

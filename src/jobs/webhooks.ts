@@ -1,8 +1,8 @@
 // Background work for webhooks: the fan-out loop turns new events into delivery rows (one reader, cursor
 // in event_cursors), the delivery loop leases due deliveries and posts them, WEBHOOK_CONCURRENCY at a
 // time. Both poll every WORKER_POLL_MS; fan-out wakes the delivery loop when it queued something.
-import { EventFeed, webhookWanted } from '../domain/eventFeed.ts';
-import * as delivery from '../domain/webhookDelivery.ts';
+import { EventFeed, webhookWanted } from '../domain/events/feed.ts';
+import * as delivery from '../domain/webhooks/delivery.ts';
 import type { StopFn, WorkerContext } from './index.ts';
 import { startLoop } from './pollLoop.ts';
 

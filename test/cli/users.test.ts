@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openDb } from '../../src/db/client.ts';
-import * as users from '../../src/domain/users.ts';
+import * as users from '../../src/domain/accounts/users.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 

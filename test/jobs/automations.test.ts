@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import * as accounts from '../../src/domain/accounts.ts';
-import * as apiKeys from '../../src/domain/apiKeys.ts';
-import * as runs from '../../src/domain/automationRuns.ts';
-import { recordEvent } from '../../src/domain/events.ts';
+import * as accounts from '../../src/domain/accounts/accounts.ts';
+import * as apiKeys from '../../src/domain/accounts/apiKeys.ts';
+import * as runs from '../../src/domain/automations/runs.ts';
+import { recordEvent } from '../../src/domain/events/log.ts';
 import { start } from '../../src/main.ts';
 import { automationTrackToken } from '../../src/mail/tracking.ts';
 import { createTransport } from '../../src/mail/transport.ts';

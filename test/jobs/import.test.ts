@@ -5,14 +5,14 @@ import { createServer } from 'node:http';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import * as accounts from '../../src/domain/accounts.ts';
-import * as fields from '../../src/domain/fields.ts';
-import { stageCsv, toStaged } from '../../src/domain/importCsv.ts';
-import * as imports from '../../src/domain/imports.ts';
-import * as subscribers from '../../src/domain/subscribers.ts';
-import * as suppressions from '../../src/domain/suppressions.ts';
-import { mxVerifier } from '../../src/domain/verify/mx.ts';
-import { noneVerifier, type Verifier } from '../../src/domain/verify/index.ts';
+import * as accounts from '../../src/domain/accounts/accounts.ts';
+import * as fields from '../../src/domain/subscribers/fields.ts';
+import { stageCsv, toStaged } from '../../src/domain/imports/csv.ts';
+import * as imports from '../../src/domain/imports/imports.ts';
+import * as subscribers from '../../src/domain/subscribers/subscribers.ts';
+import * as suppressions from '../../src/domain/subscribers/suppressions.ts';
+import { mxVerifier } from '../../src/domain/imports/verify/mx.ts';
+import { noneVerifier, type Verifier } from '../../src/domain/imports/verify/index.ts';
 import { restClient, startServer } from '../support/server.ts';
 
 // a verification service of our own: addresses at bad.example are undeliverable
@@ -241,7 +241,7 @@ describe('Import › row validation', () => {
 describe('forget_subscriber › imports eraser', () => {
   test('forget_subscriber › the address leaves staged rows of running imports and kept error lists', async () => {
     const { accountId } = await s.newAccount();
-    const { erase } = await import('../../src/domain/erasers/imports.ts');
+    const { erase } = await import('../../src/domain/subscribers/erasers/imports.ts');
     await s.db.insertInto('fields').values({ account_id: accountId, key: 'score', name: 'score', type: 'number' }).execute();
     const bad = await imports.stageFile(s.db, accountId, Readable.from([Buffer.from('email,score\nada@example.com,x\n')]), 'e.csv');
     const done = await finished(accountId, (await imports.start(s.db, s.running.queue, bad, [])).job_id);

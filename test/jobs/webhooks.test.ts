@@ -6,8 +6,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { EVENT_TYPES, recordEvent, type EventType } from '../../src/domain/events.ts';
-import * as webhooks from '../../src/domain/webhooks.ts';
+import { EVENT_TYPES, recordEvent, type EventType } from '../../src/domain/events/log.ts';
+import * as webhooks from '../../src/domain/webhooks/webhooks.ts';
 import { client, restClient, startServer } from '../support/server.ts';
 
 // ---- a local receiver: records every request; each path answers with the statuses queued for it ----

@@ -2,8 +2,8 @@
 import type { TestContext } from 'node:test';
 import { loadConfig, type Config, type Env } from '../../src/config.ts';
 import type { Db } from '../../src/db/client.ts';
-import * as accounts from '../../src/domain/accounts.ts';
-import * as apiKeys from '../../src/domain/apiKeys.ts';
+import * as accounts from '../../src/domain/accounts/accounts.ts';
+import * as apiKeys from '../../src/domain/accounts/apiKeys.ts';
 import { start, type Running } from '../../src/main.ts';
 import { openTestDb } from './db.ts';
 

@@ -1,6 +1,6 @@
 // Kysely types of the segments tables (migration 20261121_0910_segments.sql).
 import type { Generated } from 'kysely';
-import type { Filter } from '../../domain/segmentFilter.ts';
+import type { Filter } from '../../domain/segments/filter.ts';
 import type { JsonColumn, Timestamp } from './core.ts';
 
 export interface SegmentsTable {

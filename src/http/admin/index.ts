@@ -2,9 +2,9 @@
 // Same envelope as REST. The CLI talks to a running server through these routes.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import * as accounts from '../../domain/accounts.ts';
-import * as apiKeys from '../../domain/apiKeys.ts';
-import * as users from '../../domain/users.ts';
+import * as accounts from '../../domain/accounts/accounts.ts';
+import * as apiKeys from '../../domain/accounts/apiKeys.ts';
+import * as users from '../../domain/accounts/users.ts';
 import { acceptJsonOnly, ok, parse, pathId } from '../rest/envelope.ts';
 import { restError } from '../rest/errors.ts';
 

@@ -2,8 +2,8 @@
 // route's permission for the member's role. Routes declare `{ config: { permission: 'manage' } }` or
 // `{ config: { public: true } }` (sign-in, first owner); everything else needs a session and 'read'.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import * as sessions from '../../domain/sessions.ts';
-import * as users from '../../domain/users.ts';
+import * as sessions from '../../domain/accounts/sessions.ts';
+import * as users from '../../domain/accounts/users.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -3,8 +3,8 @@
 // another one began. Failures land back on the dashboard with ?signin_error=… (no details leak).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CALLBACK_PATH, type Oidc, type PendingLogin } from '../../auth/oidc.ts';
-import * as sessions from '../../domain/sessions.ts';
-import * as users from '../../domain/users.ts';
+import * as sessions from '../../domain/accounts/sessions.ts';
+import * as users from '../../domain/accounts/users.ts';
 import { isHttps, sessionTtlMs, setSessionCookie } from './guard.ts';
 
 const PENDING_COOKIE = 'mailgrove_oidc';

@@ -5,11 +5,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateHeader } from '../../auth/bearer.ts';
 import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
-import { permits } from '../../auth/scopes.ts';
+import { permits } from '../../domain/accounts/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
 import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
 import { toFieldErrors } from '../../domain/validation.ts';
-import type { KeyContext } from '../../domain/apiKeys.ts';
+import type { KeyContext } from '../../domain/accounts/apiKeys.ts';
 import * as rpc from './errors.ts';
 import { catalogue, findTool, listFor } from './schemas.ts';
 import type { ToolContext } from './tool.ts';

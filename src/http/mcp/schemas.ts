@@ -2,7 +2,7 @@
 // call, which the endpoint makes while registering) and reused for every request; tools/list only filters
 // the cached entries by the key's scopes. DESIGN §7: converting 44 schemas costs ~3 ms, per request too much.
 import { z } from 'zod';
-import { permits } from '../../auth/scopes.ts';
+import { permits } from '../../domain/accounts/scopes.ts';
 import type { Tool, ToolAnnotations } from './tool.ts';
 import { TOOLS } from './tools/index.ts';
 

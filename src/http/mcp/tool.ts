@@ -3,10 +3,10 @@
 // (Forbidden tool error), runs `run`, and wraps its output as {success:true, data, meta?}.
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import type { Scope } from '../../auth/scopes.ts';
+import type { Scope } from '../../domain/accounts/scopes.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
-import type { KeyContext } from '../../domain/apiKeys.ts';
+import type { KeyContext } from '../../domain/accounts/apiKeys.ts';
 import type { Queue } from '../../jobs/queue.ts';
 
 export interface ToolContext {

@@ -3,7 +3,7 @@
 // (an unknown secret or provider is a plain 404). An SNS SubscriptionConfirmation is recorded and logged
 // for the operator to confirm by hand — we never fetch a URL taken from a request body.
 import type { FastifyInstance } from 'fastify';
-import * as bounces from '../../domain/bounces.ts';
+import * as bounces from '../../domain/feedback/bounces.ts';
 import { DomainError, NotFound } from '../../domain/errors.ts';
 import { parse, PROVIDERS, type Provider } from '../../mail/bounceFormats.ts';
 import { restError } from '../rest/errors.ts';

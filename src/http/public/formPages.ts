@@ -1,9 +1,9 @@
 // The HTML pages of the public form routes: the hosted form, and the result pages (thanks, check your
 // inbox, errors). Self-contained (inline CSS, no scripts, no external assets), escaped, and readable by
 // screen readers: one h1, labelled inputs, errors tied to their input and announced.
-import type { FormLike } from '../../domain/formMarkup.ts';
-import { escapeHtml, formHtml } from '../../domain/formMarkup.ts';
-import type { FieldType } from '../../domain/fields.ts';
+import type { FormLike } from '../../domain/forms/markup.ts';
+import { escapeHtml, formHtml } from '../../domain/forms/markup.ts';
+import type { FieldType } from '../../domain/subscribers/fields.ts';
 
 // no scripts at all, inline styles only. No form-action: browsers apply it to the redirect after a
 // submission too, which would block a form's redirect_url on another site.

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { DomainError, Validation } from '../../domain/errors.ts';
-import * as signups from '../../domain/signups.ts';
+import * as signups from '../../domain/forms/signups.ts';
 import { createTransport } from '../../mail/transport.ts';
 import { formPage, MESSAGES, messagePage, PAGE_CSP } from './formPages.ts';
 

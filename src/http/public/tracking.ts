@@ -3,7 +3,7 @@
 // link number {link} — the URL never travels in the request, so this can never be used as an open
 // redirect. Forged tokens record nothing; a forged click is a 404.
 import type { FastifyInstance } from 'fastify';
-import * as engagement from '../../domain/engagement.ts';
+import * as engagement from '../../domain/feedback/engagement.ts';
 import { PIXEL_GIF, readTrackToken } from '../../mail/tracking.ts';
 
 export async function trackingRoutes(app: FastifyInstance) {

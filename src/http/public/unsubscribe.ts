@@ -3,7 +3,7 @@
 // "List-Unsubscribe=One-Click" as a form, urlencoded or multipart, with no cookies and no page view).
 import type { FastifyInstance } from 'fastify';
 import { NotFound } from '../../domain/errors.ts';
-import * as unsubscribes from '../../domain/unsubscribe.ts';
+import * as unsubscribes from '../../domain/feedback/unsubscribe.ts';
 import { escapeHtml } from '../../mail/render.ts';
 import { readUnsubscribeToken } from '../../mail/unsubscribe.ts';
 

@@ -2,7 +2,7 @@
 // as tools). CRUD, enable/disable and the run activity; same rules as the MCP automation tools
 // (src/domain/automations.ts). Scopes automations:read / automations:write.
 import type { FastifyInstance } from 'fastify';
-import * as automations from '../../domain/automations.ts';
+import * as automations from '../../domain/automations/automations.ts';
 import { ok, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = automations.NOT_FOUND;

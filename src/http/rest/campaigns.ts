@@ -2,8 +2,8 @@
 // campaigns only as tools). Same rules as the MCP campaign tools: both call src/domain/campaigns.ts.
 // Scopes campaigns:read / campaigns:write.
 import type { FastifyInstance } from 'fastify';
-import * as campaigns from '../../domain/campaigns.ts';
-import * as outbox from '../../domain/outbox.ts';
+import * as campaigns from '../../domain/campaigns/campaigns.ts';
+import * as outbox from '../../domain/campaigns/outbox.ts';
 import { ok, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = campaigns.NOT_FOUND;

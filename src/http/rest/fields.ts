@@ -1,6 +1,6 @@
 // /api/v1/external/fields: custom-field definitions (our addition, so custom_fields can be used at all).
 import type { FastifyInstance } from 'fastify';
-import * as fields from '../../domain/fields.ts';
+import * as fields from '../../domain/subscribers/fields.ts';
 import { ok, parse, pathId } from './envelope.ts';
 
 export async function fieldRoutes(app: FastifyInstance) {

@@ -1,7 +1,7 @@
 // /api/v1/external/groups: our addition to the spec's REST surface (the spec shows groups only as tools).
 // Same rules as the MCP group tools, because both call src/domain/groups.ts; scopes groups:read / groups:write.
 import type { FastifyInstance } from 'fastify';
-import * as groups from '../../domain/groups.ts';
+import * as groups from '../../domain/subscribers/groups.ts';
 import { ok, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = 'Group not found';

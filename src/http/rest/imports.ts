@@ -3,7 +3,7 @@
 // explicit file size limit: @fastify/multipart's default silently cuts files at 1 MiB and answers 200.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import * as imports from '../../domain/imports.ts';
+import * as imports from '../../domain/imports/imports.ts';
 import { Validation } from '../../domain/errors.ts';
 import { ok } from './envelope.ts';
 

@@ -3,9 +3,9 @@
 // route files. Errors are mapped once, by restError.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_MESSAGES, authenticateHeader } from '../../auth/bearer.ts';
-import { stopCache } from '../../auth/keyCache.ts';
+import { stopCache } from '../../domain/accounts/keyCache.ts';
 import { KeyRateLimiter } from '../../auth/rateLimit.ts';
-import { permits } from '../../auth/scopes.ts';
+import { permits } from '../../domain/accounts/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
 import { acceptJsonOnly } from './envelope.ts';
 import { restError } from './errors.ts';

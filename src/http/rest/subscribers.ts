@@ -1,6 +1,6 @@
 // /api/v1/external/subscribers: the spec's subscriber endpoints. Parse, call the domain, pick the spec's fields.
 import type { FastifyInstance } from 'fastify';
-import * as subscribers from '../../domain/subscribers.ts';
+import * as subscribers from '../../domain/subscribers/subscribers.ts';
 import { ok, parse, pathId, pick } from './envelope.ts';
 
 // spec "Which fields each response carries"

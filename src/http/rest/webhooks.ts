@@ -2,7 +2,7 @@
 // CRUD, the delivery log and a test event; same rules as the MCP webhook tools (src/domain/webhooks.ts).
 // Scopes webhooks:read / webhooks:write.
 import type { FastifyInstance } from 'fastify';
-import * as webhooks from '../../domain/webhooks.ts';
+import * as webhooks from '../../domain/webhooks/webhooks.ts';
 import { ok, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = 'Webhook not found';

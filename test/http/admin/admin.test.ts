@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import * as users from '../../../src/domain/users.ts';
+import * as users from '../../../src/domain/accounts/users.ts';
 import { ADMIN_TOKEN, client, keysOf, restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer({ after });

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import Provider from 'oidc-provider';
-import * as users from '../../../src/domain/users.ts';
+import * as users from '../../../src/domain/accounts/users.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 const CLIENT = { client_id: 'mailgrove-dashboard', client_secret: 'a-client-secret-for-tests' };

@@ -1,8 +1,8 @@
 // A browser-like client for /app/api in tests: keeps the cookies the server sets and sends the CSRF
 // header on state-changing requests, as the dashboard's own fetch wrapper does (web/src/api.ts).
-import * as accounts from '../../../src/domain/accounts.ts';
-import * as sessions from '../../../src/domain/sessions.ts';
-import * as users from '../../../src/domain/users.ts';
+import * as accounts from '../../../src/domain/accounts/accounts.ts';
+import * as sessions from '../../../src/domain/accounts/sessions.ts';
+import * as users from '../../../src/domain/accounts/users.ts';
 import type { TestServer } from '../../support/server.ts';
 
 export interface Reply {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { MCP_BODY_LIMIT } from '../../../src/http/mcp/endpoint.ts';
 import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import * as apiKeys from '../../../src/domain/apiKeys.ts';
+import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
 import { client, startServer } from '../../support/server.ts';
 import { mcpClient } from './client.ts';
 

@@ -3,8 +3,8 @@
 // and another account's id reading as not found. Rows are checked in the database, not only the answer.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import * as fields from '../../../src/domain/fields.ts';
-import * as suppressions from '../../../src/domain/suppressions.ts';
+import * as fields from '../../../src/domain/subscribers/fields.ts';
+import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
 import { startServer } from '../../support/server.ts';
 import { mcpClient } from './client.ts';
 

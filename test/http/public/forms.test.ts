@@ -3,8 +3,8 @@
 // mail with a signed 7-day link that creates or reactivates the subscriber and joins the form's groups.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { forgetSubscriber } from '../../../src/domain/forget.ts';
-import { signToken } from '../../../src/domain/signups.ts';
+import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
+import { signToken } from '../../../src/domain/forms/signups.ts';
 import { client, restClient, startServer } from '../../support/server.ts';
 
 // TRUST_PROXY: the rate-limit test plays several client IPs through X-Forwarded-For, as a proxy would

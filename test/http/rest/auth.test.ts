@@ -2,7 +2,7 @@
 // test-auth with any key, <resource>:* and * patterns) and issue 2 item 5's per-key REST rate limit.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import * as apiKeys from '../../../src/domain/apiKeys.ts';
+import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
 import { keysOf, restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer({ after });

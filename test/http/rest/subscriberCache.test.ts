@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import { sql } from 'kysely';
-import * as repo from '../../../src/db/queries/subscribers.ts';
-import * as notes from '../../../src/domain/notes.ts';
+import * as repo from '../../../src/domain/subscribers/queries.ts';
+import * as notes from '../../../src/domain/subscribers/notes.ts';
 import { backend } from '../../support/db.ts';
 import { restClient, startServer } from '../../support/server.ts';
 

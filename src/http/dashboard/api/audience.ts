@@ -2,12 +2,12 @@
 // the dashboard") and signup forms, and the vocabulary the segment builder offers (fields by kind, the
 // operators each kind takes, groups). The rule table itself stays in the domain (segmentRules.ts).
 import type { FastifyInstance } from 'fastify';
-import * as fields from '../../../domain/fields.ts';
-import * as forms from '../../../domain/forms.ts';
-import * as groups from '../../../domain/groups.ts';
-import { OPERATORS_BY_KIND } from '../../../domain/segmentRules.ts';
-import * as segments from '../../../domain/segments.ts';
-import { STATUSES } from '../../../domain/subscribers.ts';
+import * as fields from '../../../domain/subscribers/fields.ts';
+import * as forms from '../../../domain/forms/forms.ts';
+import * as groups from '../../../domain/subscribers/groups.ts';
+import { OPERATORS_BY_KIND } from '../../../domain/segments/rules.ts';
+import * as segments from '../../../domain/segments/segments.ts';
+import { STATUSES } from '../../../domain/subscribers/subscribers.ts';
 import { ok, pathId } from '../../rest/envelope.ts';
 
 const BUILT_IN = [

@@ -4,7 +4,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { Validation } from '../../../domain/errors.ts';
-import * as imports from '../../../domain/imports.ts';
+import * as imports from '../../../domain/imports/imports.ts';
 import { ok, parse } from '../../rest/envelope.ts';
 
 export async function importRoutes(app: FastifyInstance) {

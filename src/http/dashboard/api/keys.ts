@@ -1,8 +1,8 @@
 // /app/api/keys: list, create and revoke the account's API keys (spec Authentication 2–3). The raw key is
 // in the create response only; lists show the hint. Creating and revoking need the 'manage' permission.
 import type { FastifyInstance } from 'fastify';
-import { ALL_SCOPES } from '../../../auth/scopes.ts';
-import * as apiKeys from '../../../domain/apiKeys.ts';
+import { ALL_SCOPES } from '../../../domain/accounts/scopes.ts';
+import * as apiKeys from '../../../domain/accounts/apiKeys.ts';
 import { ok, parse, pathId } from '../../rest/envelope.ts';
 
 export async function keyRoutes(app: FastifyInstance) {

@@ -3,7 +3,7 @@
 // loads no tracking pixel (viewing the outbox must not count as an open).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import * as outbox from '../../../domain/outbox.ts';
+import * as outbox from '../../../domain/campaigns/outbox.ts';
 import { ok, parse, pathId } from '../../rest/envelope.ts';
 
 const Page = z.object({

@@ -3,8 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { KeyRateLimiter } from '../../../auth/rateLimit.ts';
-import * as sessions from '../../../domain/sessions.ts';
-import * as users from '../../../domain/users.ts';
+import * as sessions from '../../../domain/accounts/sessions.ts';
+import * as users from '../../../domain/accounts/users.ts';
 import { ok, parse } from '../../rest/envelope.ts';
 import { SESSION_COOKIE, clearSessionCookie, sessionTtlMs, setSessionCookie } from '../guard.ts';
 

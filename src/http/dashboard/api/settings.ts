@@ -2,8 +2,8 @@
 // verify_emails, timezone) and its team. Reading is for every member; changing needs 'manage'.
 // The plan limit (subscriber_limit) is the operator's, so it is shown but not editable here.
 import type { FastifyInstance } from 'fastify';
-import * as accounts from '../../../domain/accounts.ts';
-import * as users from '../../../domain/users.ts';
+import * as accounts from '../../../domain/accounts/accounts.ts';
+import * as users from '../../../domain/accounts/users.ts';
 import { ok, parse, pathId, pick } from '../../rest/envelope.ts';
 
 const EDITABLE = accounts.AccountSettings.omit({ subscriber_limit: true });

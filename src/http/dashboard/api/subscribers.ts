@@ -1,7 +1,7 @@
 // /app/api/subscribers: search and read subscribers, add one by hand, and add notes (DESIGN §4 notes).
 import type { FastifyInstance } from 'fastify';
-import * as notes from '../../../domain/notes.ts';
-import * as subscribers from '../../../domain/subscribers.ts';
+import * as notes from '../../../domain/subscribers/notes.ts';
+import * as subscribers from '../../../domain/subscribers/subscribers.ts';
 import { ok, parse, pathId } from '../../rest/envelope.ts';
 
 export async function subscriberRoutes(app: FastifyInstance) {

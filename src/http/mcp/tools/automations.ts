@@ -1,7 +1,7 @@
 // MCP tools for automations (spec scopes automations:read / automations:write): list, get, activity,
 // create, delete. Each parses its arguments and calls src/domain/automations.ts.
 import { z } from 'zod';
-import * as automations from '../../../domain/automations.ts';
+import * as automations from '../../../domain/automations/automations.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 

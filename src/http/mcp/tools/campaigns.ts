@@ -2,8 +2,8 @@
 // /api/v1/external/campaigns, so the state rules and error texts ("Only draft campaigns can be updated",
 // "Campaign is already scheduled") are the domain's.
 import { z } from 'zod';
-import * as campaigns from '../../../domain/campaigns.ts';
-import { RECIPIENT_FILTERS } from '../../../domain/campaignStats.ts';
+import * as campaigns from '../../../domain/campaigns/campaigns.ts';
+import { RECIPIENT_FILTERS } from '../../../domain/campaigns/stats.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 

@@ -2,7 +2,7 @@
 // forms:write: update_form, delete_form). Forms are created through REST (POST /api/v1/external/forms)
 // until the dashboard exists; the public pages are /f/{id} and /f/confirm/{token}.
 import { z } from 'zod';
-import * as forms from '../../../domain/forms.ts';
+import * as forms from '../../../domain/forms/forms.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 

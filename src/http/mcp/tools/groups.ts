@@ -1,8 +1,8 @@
 // MCP tools for groups (spec scopes groups:read / groups:write). Membership of one subscriber is changed by
 // assign_/unassign_subscriber_to_group, which the spec puts under subscribers:write (tools/subscribers.ts).
 import { z } from 'zod';
-import * as groups from '../../../domain/groups.ts';
-import { STATUSES } from '../../../domain/subscribers.ts';
+import * as groups from '../../../domain/subscribers/groups.ts';
+import { STATUSES } from '../../../domain/subscribers/subscribers.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 

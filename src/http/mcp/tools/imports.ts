@@ -1,8 +1,8 @@
 // The two import tools (spec: get_single_import under subscribers:read, import_subscribers_to_group under
 // subscribers:write). Both read or start the same durable import job as the REST CSV import (domain/imports.ts).
 import { z } from 'zod';
-import * as groups from '../../../domain/groups.ts';
-import * as imports from '../../../domain/imports.ts';
+import * as groups from '../../../domain/subscribers/groups.ts';
+import * as imports from '../../../domain/imports/imports.ts';
 import { defineTool } from '../tool.ts';
 
 const Row = z.object({

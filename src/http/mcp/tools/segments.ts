@@ -2,8 +2,8 @@
 // get_subscribers_in_segment need subscribers:read, update_segment and delete_segment subscribers:write.
 // Segments are created through REST (POST /api/v1/external/segments) until the dashboard exists.
 import { z } from 'zod';
-import * as segments from '../../../domain/segments.ts';
-import { SegmentFilter } from '../../../domain/segmentFilter.ts';
+import * as segments from '../../../domain/segments/segments.ts';
+import { SegmentFilter } from '../../../domain/segments/filter.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 

@@ -2,10 +2,10 @@
 // described fields and one call into src/domain. update_subscriber is the REST update; add_subscriber is
 // the upsert of DESIGN §4. Group membership and import tools live here too, under subscribers:write.
 import { z } from 'zod';
-import * as activity from '../../../domain/activity.ts';
-import * as forget from '../../../domain/forget.ts';
-import * as groups from '../../../domain/groups.ts';
-import * as subscribers from '../../../domain/subscribers.ts';
+import * as activity from '../../../domain/subscribers/activity.ts';
+import * as forget from '../../../domain/subscribers/forget.ts';
+import * as groups from '../../../domain/subscribers/groups.ts';
+import * as subscribers from '../../../domain/subscribers/subscribers.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 import { getSingleImport, importSubscribersToGroup } from './imports.ts';

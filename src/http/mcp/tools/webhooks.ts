@@ -1,7 +1,7 @@
 // MCP tools for webhooks (spec scopes webhooks:read / webhooks:write): list, get (with secret and recent
 // deliveries), create, update, delete. Each parses its arguments and calls src/domain/webhooks.ts.
 import { z } from 'zod';
-import * as webhooks from '../../../domain/webhooks.ts';
+import * as webhooks from '../../../domain/webhooks/webhooks.ts';
 import { listMeta, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 

@@ -1,0 +1,86 @@
+// Accounts (tenants) and their owners: created by operators (admin API, CLI) or the first dashboard visit.
+// An account's subscriber_limit is its plan limit (spec "Subscriber count").
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import type { Account } from '../../db/schema.ts';
+import { NotFound } from '../errors.ts';
+import { storableString } from '../storable.ts';
+import { parseInput } from '../validation.ts';
+
+export const NewAccount = z.object({
+  name: storableString().trim().min(1, 'Name is required').max(200),
+  subscriber_limit: z.number().int().min(0).optional(),
+  owner_email: z.string().trim().max(254).pipe(z.email('A valid email address is required')).optional(),
+  owner_name: storableString().trim().max(200).optional(),
+});
+export type NewAccount = z.input<typeof NewAccount>;
+
+export const AccountSettings = z
+  .object({
+    name: storableString().trim().min(1).max(200),
+    subscriber_limit: z.number().int().min(0),
+    default_from_name: storableString().trim().max(200).nullable(),
+    default_from_email: z.string().trim().max(254).pipe(z.email('A valid email address is required')).nullable(),
+    default_reply_to: z.string().trim().max(254).pipe(z.email('A valid email address is required')).nullable(),
+    tracking_enabled: z.boolean(),
+    verify_emails: z.boolean(),
+    timezone: storableString().trim().min(1).max(64),
+  })
+  .partial()
+  .strict();
+export type AccountSettings = z.input<typeof AccountSettings>;
+
+export interface AccountWithOwner extends Account {
+  owner: { id: string; idp_user_id: string; email: string } | null;
+}
+
+export async function create(db: Db, input: NewAccount, defaultLimit: number): Promise<AccountWithOwner> {
+  const a = parseInput(NewAccount, input);
+  return db.transaction().execute(async (trx) => {
+    const account = await trx
+      .insertInto('accounts')
+      .values({ name: a.name, subscriber_limit: a.subscriber_limit ?? defaultLimit })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    let owner: AccountWithOwner['owner'] = null;
+    if (a.owner_email) {
+      const existing = await trx
+        .selectFrom('users')
+        .select(['id', 'idp_user_id', 'email'])
+        .where((eb) => eb(eb.fn('lower', ['email']), '=', a.owner_email!.toLowerCase()))
+        .executeTakeFirst();
+      owner =
+        existing ??
+        (await trx
+          .insertInto('users')
+          .values({ idp_user_id: `local|${randomUUID()}`, email: a.owner_email, name: a.owner_name ?? null })
+          .returning(['id', 'idp_user_id', 'email'])
+          .executeTakeFirstOrThrow());
+      await trx.insertInto('memberships').values({ account_id: account.id, user_id: owner.id, role: 'owner' }).execute();
+    }
+    return { ...account, owner };
+  });
+}
+
+export async function get(db: Db, accountId: string): Promise<Account> {
+  const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  if (!account) throw new NotFound('Account not found');
+  return account;
+}
+
+export async function update(db: Db, accountId: string, input: AccountSettings): Promise<Account> {
+  const settings = parseInput(AccountSettings, input);
+  const account = await db
+    .updateTable('accounts')
+    .set({ ...settings, updated_at: new Date() })
+    .where('id', '=', accountId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!account) throw new NotFound('Account not found');
+  return account;
+}
+
+export function list(db: Db): Promise<Account[]> {
+  return db.selectFrom('accounts').selectAll().orderBy('created_at').execute();
+}

@@ -1,0 +1,101 @@
+// Successful API-key lookups kept in memory for a short while, so an authenticated request costs no
+// query for its key (the API bench: a GET made two round trips, the key and the subscriber; auth was half).
+// Revocation stays immediate, as DESIGN §3 asks of a cache: apiKeys.revoke drops the key from every cache
+// in this process before it answers, and each cache polls api_keys every second for keys revoked anywhere
+// else (another instance, the CLI on PostgreSQL, plain SQL). Keys revoked in the last minutes stay on a
+// deny list, so a lookup that raced a revocation cannot put the key back. When a poll fails, the cache
+// empties and stays off until a poll succeeds. Expiry is checked on every hit; only successes are cached.
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.ts';
+import type { KeyContext } from './apiKeys.ts';
+
+const TTL_MS = 30_000;
+const POLL_MS = 1000;
+/** how long a revocation seen by a poll keeps the key on the deny list (covers clock skew between instances) */
+const DENY_MS = 10 * 60_000;
+
+interface Entry {
+  ctx: KeyContext;
+  expiresAt: number | null;
+  until: number;
+}
+
+export class KeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly denied = new Map<string, number>();
+  private healthy = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly db: Db) {
+    caches.add(this);
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  /** The cached key for this hash, 'expired' once its expiry has passed, or undefined (ask the database). */
+  lookup(hash: string, now = Date.now()): KeyContext | 'expired' | undefined {
+    const e = this.entries.get(hash);
+    if (!e) return undefined;
+    if (!this.healthy || e.until <= now || this.denied.has(e.ctx.keyId)) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    if (e.expiresAt !== null && e.expiresAt <= now) return 'expired';
+    return e.ctx;
+  }
+
+  store(hash: string, ctx: KeyContext, expiresAt: Date | null): void {
+    if (!this.healthy || this.denied.has(ctx.keyId)) return;
+    this.entries.set(hash, { ctx, expiresAt: expiresAt ? new Date(expiresAt).getTime() : null, until: Date.now() + TTL_MS });
+  }
+
+  deny(keyId: string, now = Date.now()): void {
+    this.denied.set(keyId, now + DENY_MS);
+    for (const [hash, e] of this.entries) if (e.ctx.keyId === keyId) this.entries.delete(hash);
+  }
+
+  async poll(): Promise<void> {
+    try {
+      // a window rather than "since the last poll": revoked_at is written with the revoking instance's clock
+      const { rows } = await sql<{ id: string }>`select id from api_keys where revoked_at > now() - interval '5 minutes'`.execute(this.db);
+      const now = Date.now();
+      for (const r of rows) this.deny(r.id, now);
+      for (const [id, until] of this.denied) if (until <= now) this.denied.delete(id);
+      this.healthy = true;
+    } catch {
+      this.healthy = false;
+      this.entries.clear();
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    caches.delete(this);
+    this.entries.clear();
+  }
+}
+
+const caches = new Set<KeyCache>();
+const byDb = new WeakMap<Db, KeyCache>();
+
+/** The cache of one database's keys (REST and MCP share it), started on first use. */
+export function cacheFor(db: Db): KeyCache {
+  let cache = byDb.get(db);
+  if (!cache) {
+    cache = new KeyCache(db);
+    byDb.set(db, cache);
+  }
+  return cache;
+}
+
+/** Stops the poll of a database's cache (the app calls it on close). */
+export function stopCache(db: Db): void {
+  byDb.get(db)?.stop();
+  byDb.delete(db);
+}
+
+/** Called by apiKeys.revoke: the key stops working in this process before the revoke answers. */
+export function denyEverywhere(keyId: string): void {
+  for (const cache of caches) cache.deny(keyId);
+}

@@ -1,0 +1,223 @@
+// Automations of one account (DESIGN §4): create, get, list, update, enable/disable, remove, activity.
+// A trigger and steps are validated against the account's data before they are saved (automationSteps);
+// disabling or deleting cancels the runs in progress. Runs themselves are moved by automationRuns.ts.
+// Every query filters by accountId; another account's id reads as not found.
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { PageQuery } from '../paging.ts';
+import type { Db } from '../../db/client.ts';
+import type { AutomationRow, RunStatus } from '../../db/schema/automations.ts';
+import * as automationEmails from './emails.ts';
+import { checkDefinition, stepAt, Steps, Trigger, type Step } from './steps.ts';
+import { NotFound, StateConflict } from '../errors.ts';
+import { parseInput } from '../validation.ts';
+
+export const NOT_FOUND = 'Automation not found';
+export const RUN_STATUSES = ['active', 'completed', 'canceled', 'failed'] as const satisfies readonly RunStatus[];
+
+const Name = z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(255, 'name must be at most 255 characters');
+const Enabled = z.boolean({ error: 'enabled must be true or false' });
+
+export const NewAutomation = z.object({
+  name: Name.describe('A name for the automation.'),
+  enabled: Enabled.default(true).describe('Start matching the trigger right away (default true). Only events from now on start runs.'),
+  trigger: Trigger.describe('What starts a run for a subscriber.'),
+  steps: Steps.describe('What a run does, in order; condition steps branch into then/else lists.'),
+});
+export type NewAutomation = z.input<typeof NewAutomation>;
+
+export const AutomationUpdate = z.object({ name: Name.optional(), enabled: Enabled.optional(), trigger: Trigger.optional(), steps: Steps.optional() });
+export type AutomationUpdate = z.input<typeof AutomationUpdate>;
+
+/** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
+export const ListQuery = PageQuery;
+export type ListQuery = z.input<typeof ListQuery>;
+
+export const ActivityQuery = ListQuery.extend({
+  status: z.enum(RUN_STATUSES, { error: 'status must be one of: active, completed, canceled, failed' }).optional(),
+});
+export type ActivityQuery = z.input<typeof ActivityQuery>;
+
+/** What stats need beyond the automation's own counters: runs active now, and what happened to its emails. */
+interface Live extends automationEmails.EmailStats {
+  active: number;
+}
+const IDLE: Live = { active: 0, ...automationEmails.NO_EMAIL_STATS };
+
+export function view(row: AutomationRow, live: Live = IDLE) {
+  return {
+    id: row.id,
+    name: row.name,
+    enabled: row.enabled,
+    trigger: row.trigger,
+    steps: row.steps,
+    stats: {
+      started: row.runs_started,
+      active: live.active,
+      completed: row.runs_completed,
+      canceled: row.runs_canceled,
+      failed: row.runs_failed,
+      emails_sent: row.emails_sent,
+      // as campaigns count them: every open/click, and the emails opened/clicked at least once
+      opens: live.opens,
+      unique_opens: live.unique_opens,
+      clicks: live.clicks,
+      unique_clicks: live.unique_clicks,
+      // as campaigns count them: the emails whose unsubscribe link was used, that bounced hard, that were
+      // reported as spam; soft bounces are every one reported
+      unsubscribes: live.unsubscribes,
+      bounces: live.bounces,
+      complaints: live.complaints,
+      soft_bounces: live.soft_bounces,
+    },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+export type Automation = ReturnType<typeof view>;
+
+async function liveStats(db: Db, accountId: string, ids: string[]): Promise<Map<string, Live>> {
+  const [active, emails] = await Promise.all([activeCounts(db, accountId, ids), automationEmails.emailStats(db, accountId, ids)]);
+  return new Map(ids.map((id) => [id, { active: active.get(id) ?? 0, ...(emails.get(id) ?? automationEmails.NO_EMAIL_STATS) }]));
+}
+
+async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('automation_runs')
+    .select(['automation_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .where('automation_id', 'in', ids)
+    .where('status', '=', 'active')
+    .groupBy('automation_id')
+    .execute();
+  return new Map(rows.map((r) => [r.automation_id, Number(r.n)]));
+}
+
+export async function create(db: Db, accountId: string, input: NewAutomation): Promise<Automation> {
+  const a = parseInput(NewAutomation, input);
+  const checked = await checkDefinition(db, accountId, a.trigger, a.steps);
+  const row = await db
+    .insertInto('automations')
+    .values({ account_id: accountId, name: a.name, enabled: a.enabled, trigger: JSON.stringify(checked.trigger), steps: JSON.stringify(checked.steps) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return view(row);
+}
+
+async function find(db: Db, accountId: string, id: string): Promise<AutomationRow> {
+  const row = await db.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new NotFound(NOT_FOUND);
+  return row;
+}
+
+export async function get(db: Db, accountId: string, id: string): Promise<Automation> {
+  const row = await find(db, accountId, id);
+  return view(row, (await liveStats(db, accountId, [id])).get(id));
+}
+
+export async function list(db: Db, accountId: string, query: ListQuery) {
+  const q = parseInput(ListQuery, query);
+  const rows = await db
+    .selectFrom('automations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.per_page)
+    .offset((q.page - 1) * q.per_page)
+    .execute();
+  const { total } = await db.selectFrom('automations').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const live = await liveStats(db, accountId, rows.map((r) => r.id));
+  return { data: rows.map((r) => view(r, live.get(r.id))), total: Number(total), page: q.page, per_page: q.per_page };
+}
+
+/**
+ * Changes name, enabled, trigger or steps. Runs hold positions in the steps, so trigger and steps can
+ * only change while the automation is disabled (or is being disabled by this same update).
+ */
+export async function update(db: Db, accountId: string, id: string, input: AutomationUpdate): Promise<Automation> {
+  const u = parseInput(AutomationUpdate, input);
+  const redefines = u.trigger !== undefined || u.steps !== undefined;
+  const checked = redefines ? await checkDefinition(db, accountId, u.trigger, u.steps) : {};
+  await db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!row) throw new NotFound(NOT_FOUND);
+    if (redefines && row.enabled && u.enabled !== false) throw new StateConflict('Disable the automation before changing its trigger or steps');
+    if (u.enabled === false && row.enabled) await cancelRuns(trx, accountId, id, 'automation disabled');
+    await trx
+      .updateTable('automations')
+      .set({
+        ...(u.name !== undefined && { name: u.name }),
+        ...(u.enabled !== undefined && { enabled: u.enabled }),
+        // enabling again matches events from now on, not those that happened while it was off
+        ...(u.enabled === true && !row.enabled && { enabled_at: new Date(), scanned_on: null }),
+        ...(checked.trigger && { trigger: JSON.stringify(checked.trigger), scanned_on: null }),
+        ...(checked.steps && { steps: JSON.stringify(checked.steps) }),
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .execute();
+  });
+  return get(db, accountId, id);
+}
+
+export function setEnabled(db: Db, accountId: string, id: string, enabled: boolean): Promise<Automation> {
+  return update(db, accountId, id, { enabled });
+}
+
+/** Deletes the automation with its runs: nothing more is sent for it. */
+export async function remove(db: Db, accountId: string, id: string): Promise<void> {
+  const row = await db.deleteFrom('automations').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  if (!row) throw new NotFound(NOT_FOUND);
+}
+
+/** Cancels every run in progress (waiting or due); a run mid-step sees it when it next locks its row. */
+async function cancelRuns(trx: Db, accountId: string, automationId: string, reason: string): Promise<number> {
+  const entry = JSON.stringify([{ at: new Date().toISOString(), type: 'run', result: 'canceled', reason }]);
+  const r = await trx
+    .updateTable('automation_runs')
+    .set({ status: 'canceled', next_run_at: null, step_state: null, finished_at: new Date(), updated_at: new Date(), history: sql<string>`history || ${entry}::jsonb` })
+    .where('account_id', '=', accountId)
+    .where('automation_id', '=', automationId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  const n = Number(r.numUpdatedRows);
+  if (n > 0) await trx.updateTable('automations').set((eb) => ({ runs_canceled: eb('runs_canceled', '+', n) })).where('id', '=', automationId).execute();
+  return n;
+}
+
+/** get_automation_activity: runs newest first, each with its subscriber, position and history. */
+export async function activity(db: Db, accountId: string, id: string, query: ActivityQuery) {
+  const q = parseInput(ActivityQuery, query);
+  const automation = await find(db, accountId, id);
+  const base = db
+    .selectFrom('automation_runs as r')
+    .where('r.account_id', '=', accountId)
+    .where('r.automation_id', '=', id)
+    .$if(q.status !== undefined, (qb) => qb.where('r.status', '=', q.status!));
+  const rows = await base
+    .innerJoin('subscribers as s', 's.id', 'r.subscriber_id')
+    .select(['r.id', 'r.subscriber_id', 's.email', 'r.status', 'r.current_step', 'r.next_run_at', 'r.history', 'r.emails_sent', 'r.trigger_event_id', 'r.created_at', 'r.updated_at', 'r.finished_at'])
+    .orderBy('r.created_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(q.per_page)
+    .offset((q.page - 1) * q.per_page)
+    .execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  const steps = automation.steps as Step[];
+  const data = rows.map((r) => ({
+    id: r.id,
+    subscriber: { id: r.subscriber_id, email: r.email },
+    status: r.status,
+    current_step: r.status === 'active' && r.current_step !== null ? { path: r.current_step, type: stepAt(steps, r.current_step)?.type ?? null } : null,
+    next_run_at: r.status === 'active' ? r.next_run_at : null,
+    emails_sent: r.emails_sent,
+    trigger_event_id: r.trigger_event_id,
+    history: r.history,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    finished_at: r.finished_at,
+  }));
+  return { data, total: Number(total), page: q.page, per_page: q.per_page };
+}

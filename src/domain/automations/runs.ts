@@ -1,0 +1,258 @@
+// Moves automation runs through their steps. Each step's effect commits in the same transaction as the
+// run's advance (position, next_run_at, history), so a restart never repeats a step. send_email is the
+// exception that cannot share a transaction with SMTP; like campaigns it is at-most-once: the step is
+// marked 'sending' and committed before the mail server sees it, and a run found still 'sending' after a
+// crash is recorded as interrupted and moves on without sending again.
+import { sql } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import type { AutomationRow, RunHistoryDetail, RunRow } from '../../db/schema/automations.ts';
+import type { Account, SubscriberRow } from '../../db/schema.ts';
+import { bulkHeaders, resolveSender } from '../../mail/headers.ts';
+import { compileTemplate, renderMessage } from '../../mail/render.ts';
+import { automationTrackToken, trackingUrls } from '../../mail/tracking.ts';
+import { newMessageId, type MailTransport, type OutgoingMessage, type SendResult } from '../../mail/transport.ts';
+import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
+import * as subscriberRepo from '../subscribers/queries.ts';
+import * as automationEmails from './emails.ts';
+import { branchPath, delayMs, nextPath, stepAt, type Step } from './steps.ts';
+import { Validation } from '../errors.ts';
+import { recordEvent } from '../events/log.ts';
+import * as fields from '../subscribers/fields.ts';
+import { whereMatches } from '../segments/filter.ts';
+import * as subscribers from '../subscribers/subscribers.ts';
+
+export interface RunDeps {
+  db: Db;
+  config: Config;
+  transport: MailTransport;
+}
+
+type Turn = 'continue' | 'wait' | 'done';
+type SendPlan = {
+  run: RunRow;
+  automation: AutomationRow;
+  step: Extract<Step, { type: 'send_email' }>;
+  sub: SubscriberRow;
+  account: Account;
+  messageId: string;
+  email: automationEmails.TrackedEmail;
+};
+
+const MAX_HISTORY = 200;
+const STEPS_PER_TURN = 100;
+
+/** Leases up to `limit` runs that are due (FOR UPDATE SKIP LOCKED: instances never share one). */
+export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    update automation_runs set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+     where id in (
+       select id from automation_runs
+        where status = 'active' and next_run_at <= now() and (locked_until is null or locked_until < now())
+        order by next_run_at
+        limit ${limit}
+        for update skip locked)
+    returning id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** Runs the due steps of one leased run until it waits (delay, retry) or ends, then drops the lease. */
+export async function advance(deps: RunDeps, runId: string): Promise<void> {
+  for (let i = 0; i < STEPS_PER_TURN; i++) if ((await turn(deps, runId)) !== 'continue') break;
+  await deps.db.updateTable('automation_runs').set({ locked_until: null }).where('id', '=', runId).execute();
+}
+
+async function turn(deps: RunDeps, runId: string): Promise<Turn> {
+  const plan = await deps.db.transaction().execute((trx) => prepareStep(trx, deps.config, runId));
+  if (typeof plan === 'string') return plan;
+  const result = await send(deps, plan); // network: outside any transaction
+  return deps.db.transaction().execute((trx) => recordSend(trx, deps.config, plan, result));
+}
+
+/** One step in one transaction; for send_email only the 'sending' mark, returning what to send. */
+async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn | SendPlan> {
+  const run = await trx.selectFrom('automation_runs').selectAll().where('id', '=', runId).where('status', '=', 'active').forUpdate().executeTakeFirst();
+  if (!run) return 'done'; // canceled (disabled, deleted) or finished meanwhile
+  if (run.next_run_at && new Date(run.next_run_at).getTime() > Date.now()) return 'wait';
+  const automation = await trx.selectFrom('automations').selectAll().where('id', '=', run.automation_id).executeTakeFirst();
+  if (!automation?.enabled) return stop(trx, run, 'canceled', { type: 'run', result: 'canceled', reason: 'automation disabled' });
+  const steps = automation.steps as Step[];
+  const path = run.current_step;
+  if (path === null) return moveTo(trx, run, automation, null, null);
+  const step = stepAt(steps, path);
+  if (!step) return stop(trx, run, 'failed', { step: path, type: 'run', result: 'failed', reason: 'step no longer exists' });
+  if (run.step_state === 'sending') {
+    // the last attempt may have reached the mail server before the process died: never send it twice
+    await automationEmails.interrupt(trx, run.id, path);
+    return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result: 'interrupted' }, { step_state: null, step_attempts: 0 });
+  }
+  const sub = await trx.selectFrom('subscribers').selectAll().where('id', '=', run.subscriber_id).where('account_id', '=', run.account_id).executeTakeFirstOrThrow();
+  switch (step.type) {
+    case 'delay': {
+      const until = new Date(Date.now() + delayMs(step, config.AUTOMATION_TIME_SCALE));
+      await save(trx, run, { current_step: nextPath(steps, path), next_run_at: until }, { step: path, type: 'delay', result: 'waiting', until: until.toISOString() });
+      return 'wait';
+    }
+    case 'add_to_group':
+    case 'remove_from_group': {
+      const result = await changeGroup(trx, sub, step.type, step.group_id);
+      return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result, group_id: step.group_id });
+    }
+    case 'update_field': {
+      const result = await updateField(trx, sub, step.field, step.value);
+      return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result, field: step.field });
+    }
+    case 'condition': {
+      const matched = await matches(trx, sub, step);
+      const branch = matched ? 'then' : 'else';
+      return moveTo(trx, run, automation, branchPath(steps, path, branch), { step: path, type: 'condition', result: branch });
+    }
+    case 'send_email': {
+      // DESIGN §4: an unsubscribed, bounced or complained subscriber's run stops before the next email
+      if (sub.status !== 'active') return stop(trx, run, 'canceled', { step: path, type: 'send_email', result: 'canceled', reason: `subscriber ${sub.status}` });
+      const account = await trx.selectFrom('accounts').selectAll().where('id', '=', run.account_id).executeTakeFirstOrThrow();
+      const messageId = newMessageId(config);
+      // the email's tracked row commits with the 'sending' mark: its id is the token the message carries
+      const email = await automationEmails.begin(trx, run, path, step.content_html, account.tracking_enabled, messageId);
+      await save(trx, run, { step_state: 'sending', step_attempts: run.step_attempts + 1 }, null);
+      return { run, automation, step, sub, account, messageId, email };
+    }
+  }
+}
+
+async function changeGroup(trx: Db, sub: SubscriberRow, type: 'add_to_group' | 'remove_from_group', groupId: string): Promise<string> {
+  const group = await trx.selectFrom('groups').select(['id', 'name']).where('account_id', '=', sub.account_id).where('id', '=', groupId).executeTakeFirst();
+  if (!group) return 'skipped: group not found';
+  if (type === 'add_to_group') {
+    const before = await trx.selectFrom('subscriber_groups').select('group_id').where('group_id', '=', groupId).where('subscriber_id', '=', sub.id).executeTakeFirst();
+    if (before) return 'already a member';
+    await subscribers.joinGroups(trx, sub.account_id, sub, [groupId]);
+    return 'added';
+  }
+  const removed = await subscriberRepo.removeFromGroups(trx, sub.account_id, sub.id, [groupId]);
+  if (removed.length === 0) return 'not a member';
+  await recordEvent(trx, sub.account_id, 'subscriber.removed_from_group', { subscriber: { id: sub.id, email: sub.email }, group }, sub.id);
+  return 'removed';
+}
+
+async function updateField(trx: Db, sub: SubscriberRow, field: string, value: unknown): Promise<string> {
+  const input = field.startsWith('custom_fields.') ? { custom_fields: { [field.slice('custom_fields.'.length)]: value } } : { [field]: value };
+  try {
+    await subscribers.updateWithin(trx, sub.account_id, sub.id, input);
+    return 'updated';
+  } catch (err) {
+    // the field was deleted or retyped after the automation was saved: skip the step, keep the run going
+    if (err instanceof Validation) return `skipped: ${err.message}`;
+    throw err;
+  }
+}
+
+async function matches(trx: Db, sub: SubscriberRow, step: Extract<Step, { type: 'condition' }>): Promise<boolean> {
+  const types = await fields.definitions(trx, sub.account_id);
+  const row = await trx
+    .selectFrom('subscribers')
+    .select('id')
+    .where('account_id', '=', sub.account_id)
+    .where('id', '=', sub.id)
+    .where(whereMatches(step.filter, types))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+async function send(deps: RunDeps, p: SendPlan): Promise<SendResult> {
+  try {
+    // the same tracking as campaigns (mail/tracking.ts): literal links become {click}/{index} into the
+    // stored link set, a pixel goes before </body>; the token names this email's automation_emails row
+    const tracked = p.account.tracking_enabled;
+    const linkIndex = new Map(p.email.links.map((url, i) => [url, i]));
+    const template = compileTemplate({ subject: p.step.subject, html: p.step.content_html }, tracked ? { linkIndex: (url) => linkIndex.get(url) } : undefined);
+    const unsubscribe = unsubscribeUrl(deps.config, p.run.account_id, p.sub.id, { automation_id: p.automation.id });
+    const tracking = tracked ? trackingUrls(deps.config, automationTrackToken(deps.config.secret, p.email.id)) : undefined;
+    const m = renderMessage(template, { subscriber: p.sub, unsubscribeUrl: unsubscribe, tracking });
+    const sender = resolveSender(deps.config, p.step, p.account);
+    const msg: OutgoingMessage = {
+      accountId: p.run.account_id,
+      from: sender.from,
+      replyTo: sender.replyTo,
+      to: p.sub.email,
+      subject: m.subject,
+      html: m.html,
+      text: m.text,
+      headers: bulkHeaders(deps.config, unsubscribe, { 'X-Mailgrove-Automation': p.automation.id }),
+      messageId: p.messageId,
+    };
+    return await deps.transport.send(msg);
+  } catch (err) {
+    // a render failure (e.g. the template time limit) fails the same way every time
+    return { ok: false, permanent: true, error: (err as Error).message };
+  }
+}
+
+/** The outcome of an email: sent (email.sent with automation_id), retried later (4xx), or the run failed. */
+async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): Promise<Turn> {
+  const run = await trx.selectFrom('automation_runs').selectAll().where('id', '=', p.run.id).forUpdate().executeTakeFirst();
+  if (!run) return 'done';
+  const path = p.run.current_step!;
+  const steps = p.automation.steps as Step[];
+  const retry = !r.ok && run.status === 'active' && !r.permanent && run.step_attempts < config.SEND_MAX_ATTEMPTS;
+  await automationEmails.finish(trx, p.email.id, r.ok ? 'sent' : retry ? 'sending' : 'failed', r.ok ? r.messageId : undefined);
+  if (r.ok) {
+    const source = { automation_id: p.automation.id, step: path, run_id: run.id };
+    await recordEvent(trx, run.account_id, 'email.sent', { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId }, p.sub.id);
+    await trx.updateTable('automations').set((eb) => ({ emails_sent: eb('emails_sent', '+', 1) })).where('id', '=', p.automation.id).execute();
+    const entry = { step: path, type: 'send_email', result: 'sent', message_id: r.messageId };
+    const sent = { step_state: null, step_attempts: 0, emails_sent: run.emails_sent + 1 };
+    // canceled while the email was with the mail server: the email counts, the run stays canceled
+    if (run.status !== 'active') return save(trx, run, sent, entry).then(() => 'done' as const);
+    return moveTo(trx, run, p.automation, nextPath(steps, path), entry, sent);
+  }
+  if (run.status !== 'active') return save(trx, run, { step_state: null }, { step: path, type: 'send_email', result: 'not sent', error: r.error }).then(() => 'done' as const);
+  if (retry) {
+    const retryAt = new Date(Date.now() + config.SEND_RETRY_BASE_MS * 2 ** (run.step_attempts - 1));
+    await save(trx, run, { step_state: null, next_run_at: retryAt }, { step: path, type: 'send_email', result: 'retrying', error: r.error, retry_at: retryAt.toISOString() });
+    return 'wait';
+  }
+  return stop(trx, run, 'failed', { step: path, type: 'send_email', result: 'failed', error: r.error }, { step_state: null });
+}
+
+type RunChanges = Partial<Pick<RunRow, 'current_step' | 'next_run_at' | 'step_state' | 'step_attempts' | 'emails_sent'>>;
+
+type Entry = RunHistoryDetail;
+
+async function save(trx: Db, run: RunRow, changes: RunChanges, entries: Entry | Entry[] | null, extra: { status?: RunRow['status']; finished?: boolean } = {}): Promise<void> {
+  const at = new Date().toISOString();
+  const added = (entries === null ? [] : Array.isArray(entries) ? entries : [entries]).map((e) => ({ at, ...e }));
+  const history = added.length > 0 ? [...run.history, ...added].slice(-MAX_HISTORY) : run.history;
+  await trx
+    .updateTable('automation_runs')
+    .set({
+      ...changes,
+      ...(extra.status && { status: extra.status }),
+      ...(extra.finished && { finished_at: new Date(), next_run_at: null, current_step: null }),
+      history: JSON.stringify(history),
+      updated_at: new Date(),
+    })
+    .where('id', '=', run.id)
+    .execute();
+  run.history = history;
+}
+
+/** Moves to `next` now, or completes the run when there is no next step (automation.completed). */
+async function moveTo(trx: Db, run: RunRow, automation: AutomationRow, next: string | null, entry: Entry | null, changes: RunChanges = {}): Promise<Turn> {
+  if (next !== null) {
+    await save(trx, run, { ...changes, current_step: next, next_run_at: new Date() }, entry);
+    return 'continue';
+  }
+  await save(trx, run, changes, [...(entry ? [entry] : []), { type: 'run', result: 'completed' }], { status: 'completed', finished: true });
+  await trx.updateTable('automations').set((eb) => ({ runs_completed: eb('runs_completed', '+', 1) })).where('id', '=', automation.id).execute();
+  const sub = await trx.selectFrom('subscribers').select(['id', 'email']).where('id', '=', run.subscriber_id).executeTakeFirstOrThrow();
+  await recordEvent(trx, run.account_id, 'automation.completed', { automation: { id: automation.id, name: automation.name }, subscriber: sub, run_id: run.id }, run.subscriber_id);
+  return 'done';
+}
+
+async function stop(trx: Db, run: RunRow, status: 'canceled' | 'failed', entry: Entry, changes: RunChanges = {}): Promise<Turn> {
+  await save(trx, run, changes, entry, { status, finished: true });
+  const counter = status === 'canceled' ? 'runs_canceled' : 'runs_failed';
+  await trx.updateTable('automations').set((eb) => ({ [counter]: eb(counter, '+', 1) })).where('id', '=', run.automation_id).execute();
+  return 'done';
+}

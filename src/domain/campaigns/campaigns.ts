@@ -1,0 +1,262 @@
+// Campaigns of one account (DESIGN §4): create, get, list, update, remove, schedule, cancel, preview.
+// Owns the state machine draft → scheduled → sending → sent, with cancel (scheduled → draft,
+// sending → cancelled). Templates are compiled on every save and schedule, so Liquid errors are
+// Validation errors here and never failures mid-send. Starting a send freezes the audience (ledger.ts).
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import type { CampaignRow, CampaignStatus } from '../../db/schema/campaigns.ts';
+import { bulkHeaders, resolveSender } from '../../mail/headers.ts';
+import { compileTemplate, renderMessage } from '../../mail/render.ts';
+import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
+import * as campaignStats from './stats.ts';
+import { NotFound, StateConflict, Validation, type FieldErrors } from '../errors.ts';
+import * as ledger from './ledger.ts';
+import { checkGroups, Email } from '../subscribers/subscribers.ts';
+import { parseInput } from '../validation.ts';
+
+export const STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'cancelled'] as const satisfies readonly CampaignStatus[];
+export const NOT_FOUND = 'Campaign not found';
+
+const Text = (max: number) => z.string().trim().max(max).nullable();
+const Ids = (what: string) => z.array(z.guid(`Each ${what} id must be a UUID`)).max(100);
+
+/** The editable fields of a campaign (shared by create, update and the MCP tool schemas). */
+export const Fields = {
+  subject: Text(255).optional(),
+  preview_text: Text(255).optional(),
+  from_name: Text(200).optional(),
+  from_email: Email.nullable().optional(),
+  reply_to: Email.nullable().optional(),
+  content_html: z.string().max(1_000_000).nullable().optional(),
+  content_text: z.string().max(1_000_000).nullable().optional(),
+  group_ids: Ids('group').optional(),
+  segment_ids: Ids('segment').optional(),
+};
+
+export const Name = z.string({ error: 'Name is required' }).trim().min(1, 'Name is required').max(255);
+export const NewCampaign = z.object({ name: Name, ...Fields });
+export type NewCampaign = z.input<typeof NewCampaign>;
+
+export const CampaignUpdate = z.object({ name: Name.optional(), ...Fields });
+export type CampaignUpdate = z.input<typeof CampaignUpdate>;
+
+export const ScheduleInput = z.object({
+  delivery: z.enum(['instant', 'scheduled'], { error: 'delivery must be one of: instant, scheduled' }),
+  scheduled_at: z.iso.datetime({ offset: true, error: 'scheduled_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00+01:00' }).optional(),
+});
+export type ScheduleInput = z.input<typeof ScheduleInput>;
+
+export const ListQuery = z.object({
+  page: z.coerce.number().int().min(1, 'page must be a positive integer').default(1),
+  per_page: z.coerce.number().int().min(1, 'per_page must be a positive integer').default(25).transform((n) => Math.min(n, 100)),
+  status: z.enum(STATUSES, { error: `status must be one of: ${STATUSES.join(', ')}` }).optional(),
+});
+export type ListQuery = z.input<typeof ListQuery>;
+
+export type RecipientsQuery = campaignStats.RecipientsQuery;
+
+export type Campaign = Omit<CampaignRow, 'account_id'> & { stats: campaignStats.Stats };
+
+export async function create(db: Db, accountId: string, input: NewCampaign): Promise<Campaign> {
+  const a = parseInput(NewCampaign, input);
+  checkTemplates(a);
+  return db.transaction().execute(async (trx) => {
+    const group_ids = await checkGroups(trx, accountId, a.group_ids ?? []);
+    const segment_ids = await ledger.checkSegments(trx, accountId, a.segment_ids ?? []);
+    const row = await trx
+      .insertInto('campaigns')
+      .values({ ...a, account_id: accountId, group_ids, segment_ids, delivery: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return present(row, campaignStats.EMPTY);
+  });
+}
+
+export async function get(db: Db, accountId: string, id: string): Promise<Campaign> {
+  const row = await find(db, accountId, id);
+  return present(row, (await campaignStats.of(db, accountId, [id])).get(id) ?? campaignStats.EMPTY);
+}
+
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<{ campaigns: Campaign[]; total: number; page: number; per_page: number }> {
+  const q = parseInput(ListQuery, query);
+  const base = db.selectFrom('campaigns').where('account_id', '=', accountId).$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status!));
+  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.per_page).offset((q.page - 1) * q.per_page).execute();
+  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const stats = await campaignStats.of(db, accountId, rows.map((r) => r.id));
+  return { campaigns: rows.map((r) => present(r, stats.get(r.id) ?? campaignStats.EMPTY)), total: Number(n), page: q.page, per_page: q.per_page };
+}
+
+export async function update(db: Db, accountId: string, id: string, input: CampaignUpdate): Promise<Campaign> {
+  const u = parseInput(CampaignUpdate, input);
+  return db.transaction().execute(async (trx) => {
+    const before = await find(trx, accountId, id, true);
+    if (before.status !== 'draft') throw new StateConflict('Only draft campaigns can be updated');
+    checkTemplates({ ...before, ...u });
+    const group_ids = u.group_ids === undefined ? undefined : await checkGroups(trx, accountId, u.group_ids);
+    const segment_ids = u.segment_ids === undefined ? undefined : await ledger.checkSegments(trx, accountId, u.segment_ids);
+    const row = await trx
+      .updateTable('campaigns')
+      .set({ ...u, ...(group_ids && { group_ids }), ...(segment_ids && { segment_ids }), updated_at: new Date() })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return present(row, campaignStats.EMPTY);
+  });
+}
+
+export async function remove(db: Db, accountId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const row = await find(trx, accountId, id, true);
+    // the ledger goes with the campaign; deleting mid-send would erase who already got it
+    if (row.status === 'sending') throw new StateConflict('Campaign is sending and cannot be deleted; cancel it first');
+    await trx.deleteFrom('campaigns').where('account_id', '=', accountId).where('id', '=', id).execute();
+  });
+}
+
+/**
+ * draft → scheduled (delivery "scheduled", scheduled_at in the future) or draft → sending ("instant":
+ * the audience is frozen now). Requires subject, from, content and at least one group or segment.
+ */
+export async function schedule(db: Db, config: Config, accountId: string, id: string, input: ScheduleInput): Promise<Campaign> {
+  const s = parseInput(ScheduleInput, input);
+  const row = await db.transaction().execute(async (trx) => {
+    const c = await find(trx, accountId, id, true);
+    if (c.status === 'scheduled') throw new StateConflict('Campaign is already scheduled');
+    if (c.status !== 'draft') throw new StateConflict('Only draft campaigns can be scheduled');
+    const at = checkSchedule(s);
+    checkReady(config, c);
+    await checkGroups(trx, accountId, c.group_ids);
+    await ledger.checkSegments(trx, accountId, c.segment_ids);
+    if (s.delivery === 'scheduled') {
+      return trx
+        .updateTable('campaigns')
+        .set({ status: 'scheduled', delivery: 'scheduled', scheduled_at: at!, updated_at: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    return ledger.start(trx, c, 'instant', config.secret);
+  });
+  return get(db, accountId, row.id);
+}
+
+/** scheduled → draft; sending → cancelled (everyone still queued is skipped, in the same transaction). */
+export async function cancel(db: Db, accountId: string, id: string): Promise<Campaign> {
+  await db.transaction().execute(async (trx) => {
+    const c = await find(trx, accountId, id, true);
+    if (c.status === 'scheduled') {
+      await trx.updateTable('campaigns').set({ status: 'draft', delivery: null, scheduled_at: null, updated_at: new Date() }).where('id', '=', id).execute();
+    } else if (c.status === 'sending') {
+      await trx.updateTable('campaigns').set({ status: 'cancelled', cancelled_at: new Date(), finished_at: new Date(), updated_at: new Date() }).where('id', '=', id).execute();
+      await ledger.skipQueued(trx, id, 'Campaign was cancelled');
+    } else {
+      throw new StateConflict('Only scheduled or sending campaigns can be cancelled');
+    }
+  });
+  return get(db, accountId, id);
+}
+
+export const PreviewInput = z.object({
+  subscriber_id: z.guid('subscriber_id must be a UUID').optional(),
+  email: z.string().trim().max(254).optional(),
+});
+export type PreviewInput = z.input<typeof PreviewInput>;
+
+/** The campaign rendered for one subscriber (by id or email), as it would be sent, without tracking. */
+export async function preview(db: Db, config: Config, accountId: string, id: string, input: PreviewInput) {
+  const p = parseInput(PreviewInput, input);
+  const c = await find(db, accountId, id);
+  const sub = p.subscriber_id || p.email ? await ledger.findSubscriber(db, accountId, p) : undefined;
+  if ((p.subscriber_id || p.email) && !sub) throw new NotFound('Subscriber not found');
+  const subscriber = sub ?? { id: '00000000-0000-4000-8000-000000000000', email: 'preview@example.com', first_name: 'Preview', custom_fields: {} };
+  const template = compileTemplate({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text });
+  const unsubscribe = unsubscribeUrl(config, accountId, subscriber.id, { campaign_id: c.id });
+  const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+  const sender = resolveSender(config, c, account);
+  const message = renderMessage(template, { subscriber, campaign: { id: c.id, name: c.name }, unsubscribeUrl: unsubscribe });
+  return { ...message, from: sender.from, reply_to: sender.replyTo ?? null, to: subscriber.email, headers: bulkHeaders(config, unsubscribe) };
+}
+
+export async function find(db: Db, accountId: string, id: string, forUpdate = false): Promise<CampaignRow> {
+  const row = await db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .$if(forUpdate, (qb) => qb.forUpdate())
+    .executeTakeFirst();
+  if (!row) throw new NotFound(NOT_FOUND);
+  return row;
+}
+
+function present(row: CampaignRow, stats: campaignStats.Stats): Campaign {
+  const { account_id: _a, ...rest } = row;
+  return { ...rest, stats };
+}
+
+function checkTemplates(c: { subject?: string | null; content_html?: string | null; content_text?: string | null }): void {
+  if (!c.subject && !c.content_html && !c.content_text) return;
+  compileTemplate({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text });
+}
+
+function checkSchedule(s: z.output<typeof ScheduleInput>): Date | undefined {
+  if (s.delivery === 'instant') return undefined;
+  if (!s.scheduled_at) throw invalid('scheduled_at', 'scheduled_at is required when delivery is scheduled');
+  const at = new Date(s.scheduled_at);
+  if (at.getTime() <= Date.now()) throw invalid('scheduled_at', 'scheduled_at must be in the future');
+  return at;
+}
+
+/** A one-field Validation whose message names the field, like parseInput's ("scheduled_at: …"). */
+function invalid(field: string, message: string): Validation {
+  return new Validation({ [field]: [message] }, `${field}: ${message}`);
+}
+
+/** What a campaign needs before it can go out: subject, a sender, content, an audience; valid Liquid. */
+function checkReady(config: Config, c: CampaignRow): void {
+  const fields: FieldErrors = {};
+  if (!c.subject?.trim()) fields.subject = ['Subject is required before the campaign can be scheduled'];
+  if (!c.from_email && !config.MAIL_FROM) fields.from_email = ['A sender (from_email) is required before the campaign can be scheduled'];
+  if (!c.content_html?.trim()) fields.content_html = ['Content (content_html) is required before the campaign can be scheduled'];
+  if (c.group_ids.length === 0 && c.segment_ids.length === 0) fields.group_ids = ['At least one group or segment is required'];
+  const first = Object.entries(fields)[0];
+  if (first) throw new Validation(fields, `${first[0]}: ${first[1][0]}`);
+  checkTemplates(c);
+}
+
+/**
+ * The scheduler's step: starts every scheduled campaign whose time has come, each in its own transaction
+ * (SKIP LOCKED: two instances never start the same one). Returns the ids started.
+ */
+export async function startDue(db: Db, secret: string, limit = 10): Promise<string[]> {
+  const started: string[] = [];
+  for (let i = 0; i < limit; i++) {
+    const id = await db.transaction().execute(async (trx) => {
+      const c = await trx
+        .selectFrom('campaigns')
+        .selectAll()
+        .where('status', '=', 'scheduled')
+        .where('scheduled_at', '<=', sql<Date>`now()`)
+        .orderBy('scheduled_at')
+        .limit(1)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (!c) return undefined;
+      await ledger.start(trx, c, 'scheduled', secret);
+      return c.id;
+    });
+    if (!id) break;
+    started.push(id);
+  }
+  return started;
+}
+
+/** get_campaign_subscribers: the campaign's ledger rows with their subscribers, filtered and paged. */
+export async function recipients(db: Db, accountId: string, id: string, query: RecipientsQuery) {
+  await find(db, accountId, id);
+  return campaignStats.recipients(db, accountId, id, query);
+}

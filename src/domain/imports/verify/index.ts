@@ -1,0 +1,26 @@
+// Email verification for imports (DESIGN §4): a Verifier says which addresses cannot receive mail.
+// Chosen once by config.VERIFIER and applied when the account's verify_emails is on. Verifiers do
+// network I/O, so the import worker calls them outside its transactions.
+import type { Config } from '../../../config.ts';
+import { httpVerifier } from './http.ts';
+import { mxVerifier } from './mx.ts';
+
+export interface Verifier {
+  readonly kind: 'none' | 'mx' | 'http';
+  /** Undeliverable addresses among `emails`: lower-cased address → reason. Throws when it cannot tell. */
+  check(emails: string[]): Promise<Map<string, string>>;
+}
+
+export const noneVerifier: Verifier = { kind: 'none', check: async () => new Map() };
+
+export function fromConfig(config: Config): Verifier {
+  switch (config.VERIFIER) {
+    case 'mx':
+      return mxVerifier();
+    case 'http':
+      if (!config.VERIFIER_URL) throw new Error('VERIFIER=http needs VERIFIER_URL');
+      return httpVerifier(config.VERIFIER_URL);
+    default:
+      return noneVerifier;
+  }
+}

@@ -1,0 +1,103 @@
+// SQL for the segments table and for reading a segment's members: one function per query, accountId always.
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Db } from '../../db/client.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Filter } from './filter.ts';
+
+export type Where = (eb: ExpressionBuilder<DB, 'subscribers'>) => Expression<SqlBool>;
+
+const COLUMNS = ['id', 'name', 'filter', 'created_at', 'updated_at'] as const;
+
+export function insert(db: Db, accountId: string, name: string, filter: Filter) {
+  return db
+    .insertInto('segments')
+    .values({ account_id: accountId, name, filter: JSON.stringify(filter) })
+    .onConflict((oc) => oc.expression(sql`account_id, lower(name)`).doNothing())
+    .returning(COLUMNS)
+    .executeTakeFirst(); // undefined = the name is taken
+}
+
+export function findById(db: Db, accountId: string, id: string) {
+  return db.selectFrom('segments').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findByIds(db: Db, accountId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('segments').select(COLUMNS).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+}
+
+export function page(db: Db, accountId: string, limit: number, offset: number) {
+  return db
+    .selectFrom('segments')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function count(db: Db, accountId: string): Promise<number> {
+  const row = await db.selectFrom('segments').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** undefined = no such segment; null = the new name is taken. */
+export async function update(db: Db, accountId: string, id: string, changes: { name?: string; filter?: Filter }) {
+  try {
+    return await db
+      .updateTable('segments')
+      .set({
+        ...(changes.name !== undefined && { name: changes.name }),
+        ...(changes.filter !== undefined && { filter: JSON.stringify(changes.filter) }),
+        updated_at: new Date(),
+      })
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') return null; // segments_account_name
+    throw err;
+  }
+}
+
+export function remove(db: Db, accountId: string, id: string) {
+  return db.deleteFrom('segments').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+}
+
+/**
+ * Members of several filters counted in one pass over the account's subscribers
+ * (count(*) filter (where …) per filter), instead of one scan per segment.
+ */
+export async function countMatching(db: Db, accountId: string, wheres: Where[]): Promise<number[]> {
+  if (wheres.length === 0) return [];
+  const row = await db
+    .selectFrom('subscribers')
+    .select((eb) => wheres.map((w, i) => eb.fn.countAll<number>().filterWhere(w(eb)).as(`c${i}`)))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const counts = row as Record<string, number | string>;
+  return wheres.map((_, i) => Number(counts[`c${i}`]));
+}
+
+export function members(db: Db, accountId: string, where: Where, limit: number, offset: number) {
+  return db
+    .selectFrom('subscribers')
+    .select(['id', 'email', 'first_name', 'last_name', 'status', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where(where)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** Group ids of this account among `ids` (a filter may only name the account's own groups). */
+export async function existingGroupIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}

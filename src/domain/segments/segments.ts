@@ -1,0 +1,98 @@
+// Segments of one account: create, get, list, update, remove, and their members (DESIGN §4 "Segment").
+// A segment is a name and a validated rule tree; counts and members are computed from the filter on
+// every read, so they are never stale. Every function filters by accountId.
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import * as repo from './queries.ts';
+import { Conflict, NotFound, Validation } from '../errors.ts';
+import * as fields from '../subscribers/fields.ts';
+import { SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
+import { offsetOf, PageQuery } from '../paging.ts';
+export type { PageQuery };
+import { parseInput } from '../validation.ts';
+
+const Name = z.string({ error: 'Name is required' }).trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters');
+
+export const NewSegment = z.object({ name: Name, filter: SegmentFilter });
+export type NewSegment = z.input<typeof NewSegment>;
+
+export const SegmentUpdate = z
+  .object({ name: Name.optional(), filter: SegmentFilter.optional() })
+  .refine((u) => u.name !== undefined || u.filter !== undefined, { message: 'Give name and/or filter to change', path: ['name'] });
+export type SegmentUpdate = z.input<typeof SegmentUpdate>;
+
+
+export interface Segment {
+  id: string;
+  name: string;
+  filter: Filter;
+  subscriber_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+type Row = NonNullable<Awaited<ReturnType<typeof repo.findById>>>;
+
+export async function create(db: Db, accountId: string, input: NewSegment): Promise<Segment> {
+  const a = parseInput(NewSegment, input);
+  const filter = await validateFor(db, accountId, a.filter);
+  const row = await repo.insert(db, accountId, a.name, filter);
+  if (!row) throw new Conflict('A segment with this name already exists');
+  return (await withCounts(db, accountId, [row]))[0]!;
+}
+
+export async function get(db: Db, accountId: string, id: string): Promise<Segment> {
+  const row = await repo.findById(db, accountId, id);
+  if (!row) throw new NotFound('Segment not found');
+  return (await withCounts(db, accountId, [row]))[0]!;
+}
+
+export async function list(db: Db, accountId: string, query: PageQuery = {}) {
+  const p = parseInput(PageQuery, query);
+  const rows = await repo.page(db, accountId, p.per_page, offsetOf(p));
+  return { segments: await withCounts(db, accountId, rows), total: await repo.count(db, accountId), ...p };
+}
+
+export async function update(db: Db, accountId: string, id: string, input: SegmentUpdate): Promise<Segment> {
+  const u = parseInput(SegmentUpdate, input);
+  const filter = u.filter === undefined ? undefined : await validateFor(db, accountId, u.filter);
+  const row = await repo.update(db, accountId, id, { name: u.name, filter });
+  if (row === undefined) throw new NotFound('Segment not found');
+  if (row === null) throw new Conflict('A segment with this name already exists');
+  return (await withCounts(db, accountId, [row]))[0]!;
+}
+
+export async function remove(db: Db, accountId: string, id: string): Promise<void> {
+  if (!(await repo.remove(db, accountId, id))) throw new NotFound('Segment not found');
+}
+
+/** The subscribers the segment's filter matches now, newest first (list-item fields). */
+export async function members(db: Db, accountId: string, id: string, query: PageQuery = {}) {
+  const p = parseInput(PageQuery, query);
+  const row = await repo.findById(db, accountId, id);
+  if (!row) throw new NotFound('Segment not found');
+  const where = whereMatches(row.filter, await fields.definitions(db, accountId));
+  const [subscribers, [total]] = [await repo.members(db, accountId, where, p.per_page, offsetOf(p)), await repo.countMatching(db, accountId, [where])];
+  return { segment: { id: row.id, name: row.name }, subscribers, total: total!, ...p };
+}
+
+/**
+ * For audiences (campaigns): a where-callback matching subscribers in ANY of the given segments of this
+ * account. Throws Validation naming an id that is not one of the account's segments.
+ */
+export async function whereInAny(db: Db, accountId: string, ids: string[]): Promise<repo.Where> {
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  const rows = await repo.findByIds(db, accountId, unique);
+  const missing = unique.filter((id) => !rows.some((r) => r.id === id));
+  if (missing.length > 0) throw new Validation({ segment_ids: missing.map((id) => `Segment not found: ${id}`) }, `segment_ids: Segment not found: ${missing[0]}`);
+  const types = await fields.definitions(db, accountId);
+  const wheres = rows.map((r) => whereMatches(r.filter, types));
+  return (eb) => eb.or(wheres.map((w) => w(eb)));
+}
+
+async function withCounts(db: Db, accountId: string, rows: Row[]): Promise<Segment[]> {
+  if (rows.length === 0) return [];
+  const types: FieldTypes = await fields.definitions(db, accountId);
+  const counts = await repo.countMatching(db, accountId, rows.map((r) => whereMatches(r.filter, types)));
+  return rows.map((r, i) => ({ id: r.id, name: r.name, filter: r.filter, subscriber_count: counts[i]!, created_at: r.created_at, updated_at: r.updated_at }));
+}

@@ -1,0 +1,135 @@
+// Custom-field definitions of an account (key, name, type) and the coercion of values to those types.
+// A subscriber's custom_fields may only use defined keys; each value is coerced or rejected per field.
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import type { FieldRow } from '../../db/schema.ts';
+import { Conflict, NotFound, Validation, type FieldErrors } from '../errors.ts';
+import { isStorable, NOT_STORABLE, storableString } from '../storable.ts';
+import { parseInput } from '../validation.ts';
+
+export const FIELD_TYPES = ['text', 'number', 'date', 'boolean'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+// the reserved names are subscriber columns: a custom field with one of them would shadow it in CSV headers
+const RESERVED = ['email', 'first_name', 'last_name', 'phone', 'status', 'id', 'created_at', 'updated_at', 'groups', 'group_ids'];
+
+export const NewField = z.object({
+  key: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z][a-z0-9_]{0,62}$/, 'Key must start with a letter and contain only letters, digits and underscores (max 63)')
+    .refine((k) => !RESERVED.includes(k), 'Key is reserved'),
+  name: storableString().trim().min(1).max(200).optional(),
+  type: z.enum(FIELD_TYPES).default('text'),
+});
+export type NewField = z.input<typeof NewField>;
+
+export interface Field {
+  id: string;
+  key: string;
+  name: string;
+  type: FieldType;
+  created_at: Date;
+}
+
+const COLUMNS = ['id', 'key', 'name', 'type', 'created_at'] as const;
+
+export function list(db: Db, accountId: string): Promise<Field[]> {
+  return db.selectFrom('fields').select(COLUMNS).where('account_id', '=', accountId).orderBy('key').execute();
+}
+
+export async function create(db: Db, accountId: string, input: NewField): Promise<Field> {
+  const f = parseInput(NewField, input);
+  const row = await db
+    .insertInto('fields')
+    .values({ account_id: accountId, key: f.key, name: f.name ?? f.key, type: f.type })
+    .onConflict((oc) => oc.doNothing())
+    .returning(COLUMNS)
+    .executeTakeFirst();
+  if (!row) throw new Conflict('Field already exists');
+  return row;
+}
+
+export async function remove(db: Db, accountId: string, fieldId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const field = await trx.deleteFrom('fields').where('account_id', '=', accountId).where('id', '=', fieldId).returning('key').executeTakeFirst();
+    if (!field) throw new NotFound('Field not found');
+    // the values go with their definition, so a re-created field of another type starts clean
+    await trx
+      .updateTable('subscribers')
+      .set({ custom_fields: sql<string>`custom_fields - ${field.key}` })
+      .where('account_id', '=', accountId)
+      .where(sql<boolean>`custom_fields ? ${field.key}`)
+      .execute();
+  });
+}
+
+export async function definitions(db: Db, accountId: string): Promise<Map<string, FieldType>> {
+  const rows = await db.selectFrom('fields').select(['key', 'type']).where('account_id', '=', accountId).execute();
+  return new Map(rows.map((r) => [r.key, r.type as FieldType]));
+}
+
+/** Coerces one value to a field type; undefined means it does not fit. null clears the value. */
+export function coerceValue(type: FieldType, value: unknown): string | number | boolean | null | undefined {
+  if (value === null) return null;
+  switch (type) {
+    case 'text':
+      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+    case 'number': {
+      if (typeof value === 'string' && value.trim() === '') return null;
+      const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : NaN;
+      return Number.isFinite(n) ? n : undefined;
+    }
+    case 'boolean': {
+      if (typeof value === 'boolean') return value;
+      const s = String(value).trim().toLowerCase();
+      if (['true', '1', 'yes'].includes(s)) return true;
+      if (['false', '0', 'no'].includes(s)) return false;
+      return s === '' ? null : undefined;
+    }
+    case 'date': {
+      if (typeof value !== 'string') return undefined;
+      const s = value.trim();
+      if (s === '') return null;
+      const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+      if (!m) return undefined;
+      const d = new Date(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`);
+      return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== `${m[1]}-${m[2]}-${m[3]}` ? undefined : d.toISOString().slice(0, 10);
+    }
+  }
+}
+
+const TYPE_MESSAGE: Record<FieldType, string> = {
+  text: 'Must be a string',
+  number: 'Must be a number',
+  boolean: 'Must be true or false',
+  date: 'Must be a date (YYYY-MM-DD)',
+};
+
+/** Checks keys against the definitions and coerces values; throws Validation naming each bad key. */
+export function coerceWith(defs: Map<string, FieldType>, values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
+  for (const [key, value] of Object.entries(values)) {
+    const type = defs.get(key);
+    if (!type) {
+      errors[`custom_fields.${key}`] = [`Unknown custom field: ${key}`];
+      continue;
+    }
+    const coerced = typeof value === 'string' && !isStorable(value) ? undefined : coerceValue(type, value);
+    if (coerced === undefined) errors[`custom_fields.${key}`] = [typeof value === 'string' && !isStorable(value) ? NOT_STORABLE : TYPE_MESSAGE[type]];
+    else out[key] = coerced;
+  }
+  const first = Object.entries(errors)[0];
+  if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
+  return out;
+}
+
+export async function coerce(db: Db, accountId: string, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (Object.keys(values).length === 0) return {};
+  return coerceWith(await definitions(db, accountId), values);
+}
+
+export type { FieldRow };

@@ -1,0 +1,118 @@
+// SQL for the groups table: one function per query, accountId always. Counts come from correlated
+// subqueries over subscriber_groups' primary key (group_id, subscriber_id), so a page of groups costs
+// one index range per group rather than an aggregate over every membership of the account.
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Db } from '../../db/client.ts';
+import type { DB } from '../../db/schema.ts';
+import { containsPattern } from '../likePattern.ts';
+
+type G = ExpressionBuilder<DB, 'groups'>;
+
+const counts = [
+  (eb: G) =>
+    eb
+      .selectFrom('subscriber_groups as sg')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .whereRef('sg.group_id', '=', 'groups.id')
+      .as('subscriber_count'),
+  (eb: G) =>
+    eb
+      .selectFrom('subscriber_groups as sg')
+      .innerJoin('subscribers as s', 's.id', 'sg.subscriber_id')
+      .select((e) => e.fn.countAll<number>().as('n'))
+      .whereRef('sg.group_id', '=', 'groups.id')
+      .where('s.status', '=', 'active')
+      .as('active_count'),
+] as const;
+
+const COLUMNS = ['groups.id', 'groups.name', 'groups.created_at', 'groups.updated_at'] as const;
+
+export function findWithCounts(db: Db, accountId: string, id: string) {
+  return db.selectFrom('groups').select(COLUMNS).select(counts).where('groups.account_id', '=', accountId).where('groups.id', '=', id).executeTakeFirst();
+}
+
+export function findById(db: Db, accountId: string, id: string) {
+  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface ListInput {
+  page: number;
+  per_page: number;
+  search?: string;
+}
+
+function filtered(db: Db, accountId: string, search: string | undefined) {
+  return db
+    .selectFrom('groups')
+    .where('groups.account_id', '=', accountId)
+    .$if(!!search, (qb) => qb.where((eb) => eb(eb.fn('lower', ['groups.name']), 'like', containsPattern(search!))));
+}
+
+export function listWithCounts(db: Db, accountId: string, q: ListInput) {
+  return filtered(db, accountId, q.search)
+    .select(COLUMNS)
+    .select(counts)
+    .orderBy((eb) => eb.fn('lower', ['groups.name']))
+    .orderBy('groups.id')
+    .limit(q.per_page)
+    .offset((q.page - 1) * q.per_page)
+    .execute();
+}
+
+export async function countMatching(db: Db, accountId: string, search: string | undefined): Promise<number> {
+  const row = await filtered(db, accountId, search).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** undefined = the unique index (account_id, lower(name)) refused a duplicate name */
+export function insert(db: Db, accountId: string, name: string) {
+  return db
+    .insertInto('groups')
+    .values({ account_id: accountId, name })
+    .onConflict((oc) => oc.expression(sql`account_id, lower(name)`).doNothing())
+    .returning(['id', 'name', 'created_at', 'updated_at'])
+    .executeTakeFirst();
+}
+
+/** Another group of the account already called `name` (case-insensitively)? */
+export async function nameTaken(db: Db, accountId: string, name: string, exceptId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('groups')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .where('id', '!=', exceptId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function rename(db: Db, accountId: string, id: string, name: string) {
+  return db
+    .updateTable('groups')
+    .set({ name, updated_at: new Date() })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(['id'])
+    .executeTakeFirst();
+}
+
+/** Memberships go with the row (ON DELETE CASCADE). */
+export function remove(db: Db, accountId: string, id: string) {
+  return db.deleteFrom('groups').where('account_id', '=', accountId).where('id', '=', id).returning(['id', 'name']).executeTakeFirst();
+}
+
+/** Locks the group row: concurrent renames and assignments to one group serialise on it. */
+export function lock(db: Db, accountId: string, id: string) {
+  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function isMember(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('subscriber_groups')
+    .select('group_id')
+    .where('account_id', '=', accountId)
+    .where('group_id', '=', groupId)
+    .where('subscriber_id', '=', subscriberId)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,144 @@
+// Groups of one account: create, get, list (with subscriber_count and active_count), update, remove,
+// members, and assign/unassign of one subscriber. Names are unique per account, case-insensitively.
+// Every membership change writes subscriber.added_to_group / removed_from_group in the same transaction.
+import { z } from 'zod';
+import { PageQuery } from '../paging.ts';
+import type { Db } from '../../db/client.ts';
+import * as repo from './groupQueries.ts';
+import * as subscriberRepo from './queries.ts';
+import { Conflict, NotFound } from '../errors.ts';
+import { recordEvent } from '../events/log.ts';
+import type { InputRow } from '../imports/csv.ts';
+import * as imports from '../imports/imports.ts';
+import * as subscribers from './subscribers.ts';
+import { parseInput } from '../validation.ts';
+
+export const GroupName = z
+  .string({ error: 'Name is required' })
+  .trim()
+  .min(1, 'Name is required')
+  .max(255, 'Name must be at most 255 characters');
+
+export const NewGroup = z.object({ name: GroupName });
+export type NewGroup = z.input<typeof NewGroup>;
+export const GroupUpdate = NewGroup;
+export type GroupUpdate = NewGroup;
+
+export const ListQuery = PageQuery.extend({
+  search: z.string().trim().max(255).optional(),
+});
+export type ListQuery = z.input<typeof ListQuery>;
+
+export const MembersQuery = subscribers.ListQuery.omit({ group_id: true }).extend({
+  per_page: PageQuery.shape.per_page,
+});
+export type MembersQuery = z.input<typeof MembersQuery>;
+
+export interface Group {
+  id: string;
+  name: string;
+  subscriber_count: number;
+  active_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const NOT_FOUND = 'Group not found';
+const NAME_TAKEN = 'A group with this name already exists';
+
+export async function create(db: Db, accountId: string, input: NewGroup): Promise<Group> {
+  const { name } = parseInput(NewGroup, input);
+  const row = await repo.insert(db, accountId, name);
+  if (!row) throw new Conflict(NAME_TAKEN);
+  return { id: row.id, name: row.name, subscriber_count: 0, active_count: 0, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+export async function get(db: Db, accountId: string, id: string): Promise<Group> {
+  const row = await repo.findWithCounts(db, accountId, id);
+  if (!row) throw new NotFound(NOT_FOUND);
+  return view(row);
+}
+
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<{ groups: Group[]; total: number; page: number; per_page: number }> {
+  const q = parseInput(ListQuery, query);
+  const search = q.search || undefined;
+  const [rows, total] = [await repo.listWithCounts(db, accountId, { ...q, search }), await repo.countMatching(db, accountId, search)];
+  return { groups: rows.map(view), total, page: q.page, per_page: q.per_page };
+}
+
+export async function update(db: Db, accountId: string, id: string, input: GroupUpdate): Promise<Group> {
+  const { name } = parseInput(GroupUpdate, input);
+  await db.transaction().execute(async (trx) => {
+    if (!(await repo.lock(trx, accountId, id))) throw new NotFound(NOT_FOUND);
+    if (await repo.nameTaken(trx, accountId, name, id)) throw new Conflict(NAME_TAKEN);
+    await repo.rename(trx, accountId, id, name);
+  });
+  return get(db, accountId, id);
+}
+
+/** Deletes the group; its memberships go with it (subscribers stay). */
+export async function remove(db: Db, accountId: string, id: string): Promise<void> {
+  const row = await repo.remove(db, accountId, id);
+  if (!row) throw new NotFound(NOT_FOUND);
+}
+
+/** The group's subscribers (list columns), newest first; the group must exist in the account. */
+export async function members(db: Db, accountId: string, groupId: string, query: MembersQuery) {
+  const q = parseInput(MembersQuery, query);
+  if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
+  const { subscribers: rows, pagination } = await subscribers.list(db, accountId, { ...q, group_id: groupId });
+  return { subscribers: rows, total: pagination.total_count, page: q.page, per_page: q.per_page };
+}
+
+export interface MembershipChange {
+  subscriber: { id: string; email: string };
+  group: { id: string; name: string };
+}
+
+/** Adds one subscriber to one group; adding an existing member changes nothing (added: false). */
+export async function assign(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<MembershipChange & { added: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const { sub, group } = await both(trx, accountId, groupId, subscriberId);
+    const already = await repo.isMember(trx, accountId, group.id, sub.id);
+    if (!already) await subscribers.joinGroups(trx, accountId, sub, [group.id]);
+    return { subscriber: { id: sub.id, email: sub.email }, group, added: !already };
+  });
+}
+
+/** Removes one subscriber from one group; a non-member is left as is (removed: false). */
+export async function unassign(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<MembershipChange & { removed: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const { sub, group } = await both(trx, accountId, groupId, subscriberId);
+    const removed = await subscriberRepo.removeFromGroups(trx, accountId, sub.id, [group.id]);
+    const change = { subscriber: { id: sub.id, email: sub.email }, group };
+    if (removed.length > 0) await recordEvent(trx, accountId, 'subscriber.removed_from_group', change, sub.id);
+    return { ...change, removed: removed.length > 0 };
+  });
+}
+
+/**
+ * import_subscribers_to_group: the same durable job as a CSV import, from rows given inline. The group must
+ * exist in the account ("Group not found"); bad rows are counted as failed by the job, not refused here.
+ */
+export async function importMembers(db: Db, queue: imports.JobQueue, accountId: string, groupId: string, rows: InputRow[], source: 'mcp' | 'api' = 'mcp'): Promise<imports.Job> {
+  if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
+  return imports.startFromRows(db, queue, accountId, { rows, groupIds: [groupId], source });
+}
+
+async function both(trx: Db, accountId: string, groupId: string, subscriberId: string) {
+  const sub = await subscribers.get(trx, accountId, subscriberId);
+  const group = await repo.findById(trx, accountId, groupId);
+  if (!group) throw new NotFound(NOT_FOUND);
+  return { sub, group };
+}
+
+function view(row: { id: string; name: string; created_at: Date; updated_at: Date; subscriber_count: number | null; active_count: number | null }): Group {
+  return {
+    id: row.id,
+    name: row.name,
+    subscriber_count: Number(row.subscriber_count ?? 0),
+    active_count: Number(row.active_count ?? 0),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,195 @@
+// SQL for the subscribers table and its memberships/notes: one function per query, accountId always.
+import { sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import type { Db } from '../../db/client.ts';
+import type { NewSubscriberRow, SubscriberStatus } from '../../db/schema.ts';
+import { preparedQuery } from '../../db/prepared.ts';
+import { containsPattern } from '../likePattern.ts';
+
+export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'status', 'created_at'] as const;
+
+export function findById(db: Db, accountId: string, id: string) {
+  return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findByEmail(db: Db, accountId: string, email: string) {
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())) // same expression as the unique index
+    .executeTakeFirst();
+}
+
+export interface SearchInput {
+  page: number;
+  per_page: number;
+  status?: SubscriberStatus;
+  search?: string;
+  group_id?: string;
+}
+
+function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_page'>) {
+  return db
+    .selectFrom('subscribers as s')
+    .where('s.account_id', '=', accountId)
+    .$if(q.status !== undefined, (qb) => qb.where('s.status', '=', q.status!))
+    .$if(q.group_id !== undefined, (qb) =>
+      qb.where((eb) =>
+        eb.exists(eb.selectFrom('subscriber_groups as sg').select(sql.lit(1).as('one')).whereRef('sg.subscriber_id', '=', 's.id').where('sg.group_id', '=', q.group_id!)),
+      ),
+    )
+    .$if(q.search !== undefined && q.search !== '', (qb) => {
+      const p = containsPattern(q.search!);
+      // lower(col) LIKE lower pattern: the expressions the trigram indexes are built on
+      return qb.where((eb) =>
+        eb.or([eb(eb.fn('lower', ['s.email']), 'like', p), eb(eb.fn('lower', ['s.first_name']), 'like', p), eb(eb.fn('lower', ['s.last_name']), 'like', p)]),
+      );
+    });
+}
+
+export function search(db: Db, accountId: string, q: SearchInput) {
+  return filtered(db, accountId, q)
+    .select(['s.id', 's.email', 's.first_name', 's.last_name', 's.status', 's.created_at'])
+    .orderBy('s.created_at', 'desc')
+    .orderBy('s.id', 'desc')
+    .limit(q.per_page)
+    .offset((q.page - 1) * q.per_page)
+    .execute();
+}
+
+export async function countMatching(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_page'>): Promise<number> {
+  const row = await filtered(db, accountId, q).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countAll(db: Db, accountId: string): Promise<number> {
+  const row = await db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function countByStatus(db: Db, accountId: string): Promise<Record<SubscriberStatus, number>> {
+  const rows = await db
+    .selectFrom('subscribers')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .groupBy('status')
+    .execute();
+  const counts = { active: 0, unsubscribed: 0, bounced: 0, complained: 0 };
+  for (const r of rows) counts[r.status] = Number(r.n);
+  return counts;
+}
+
+/** Locks the account row (serialises plan-limit checks) and counts its subscribers. */
+export async function lockAndCount(db: Db, accountId: string): Promise<{ count: number; limit: number }> {
+  const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).forUpdate().executeTakeFirstOrThrow();
+  return { count: await countAll(db, accountId), limit: account.subscriber_limit };
+}
+
+export function insert(db: Db, row: NewSubscriberRow) {
+  return db
+    .insertInto('subscribers')
+    .values(row)
+    .onConflict((oc) => oc.expression(sql`account_id, lower(email)`).doNothing())
+    .returningAll()
+    .executeTakeFirst(); // undefined = the unique index refused a duplicate email
+}
+
+/**
+ * One subscriber with its groups and notes in one round trip (json subqueries): the single-subscriber read
+ * is the API's hottest path, and three sequential queries cost three round trips under load.
+ * notes[].created_at comes back as JSON text; the domain turns it into a Date.
+ */
+export function findFull(db: Db, accountId: string, by: { id: string } | { email: string }) {
+  // GET /subscribers/{id}, the API's hottest read: built once, planned once per connection (db/prepared.ts)
+  const rows = 'id' in by ? fullById(db, { accountId, id: by.id }) : fullByEmail(db, { accountId, email: by.email.toLowerCase() });
+  return rows.then((r) => r[0]);
+}
+
+function fullSubscriber(db: Db, accountId: string) {
+  return db
+    .selectFrom('subscribers as s')
+    .selectAll('s')
+    .select((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('subscriber_groups as sg')
+          .innerJoin('groups as g', 'g.id', 'sg.group_id')
+          .select(['g.id', 'g.name'])
+          .whereRef('sg.subscriber_id', '=', 's.id')
+          .where('sg.account_id', '=', accountId)
+          .orderBy('g.name'),
+      ).as('groups'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('subscriber_notes as n')
+          .select(['n.id', 'n.content', 'n.created_at'])
+          .whereRef('n.subscriber_id', '=', 's.id')
+          .where('n.account_id', '=', accountId)
+          .orderBy('n.created_at'),
+      ).as('notes'),
+    ])
+    .where('s.account_id', '=', accountId);
+}
+
+const fullById = preparedQuery((db: Db, p: { accountId: string; id: string }) => fullSubscriber(db, p.accountId).where('s.id', '=', p.id));
+// lower(email): the expression of the unique index; the caller passes the address lowercased
+const fullByEmail = preparedQuery((db: Db, p: { accountId: string; email: string }) =>
+  fullSubscriber(db, p.accountId).where((eb) => eb(eb.fn('lower', ['s.email']), '=', p.email)),
+);
+
+export function groupsOf(db: Db, accountId: string, subscriberId: string) {
+  return db
+    .selectFrom('subscriber_groups as sg')
+    .innerJoin('groups as g', 'g.id', 'sg.group_id')
+    .select(['g.id', 'g.name'])
+    .where('sg.account_id', '=', accountId)
+    .where('sg.subscriber_id', '=', subscriberId)
+    .orderBy('g.name')
+    .execute();
+}
+
+export function notesOf(db: Db, accountId: string, subscriberId: string) {
+  return db
+    .selectFrom('subscriber_notes')
+    .select(['id', 'content', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', subscriberId)
+    .orderBy('created_at')
+    .execute();
+}
+
+/** Group ids of this account among `ids`; callers compare to find foreign or missing ones. */
+export async function existingGroupIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Adds memberships; returns the (group, subscriber) pairs that were new. */
+export async function addToGroups(db: Db, accountId: string, subscriberIds: string[], groupIds: string[]) {
+  if (subscriberIds.length === 0 || groupIds.length === 0) return [];
+  return db
+    .insertInto('subscriber_groups')
+    .columns(['group_id', 'subscriber_id', 'account_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom(sql<{ group_id: string }>`unnest(${sql.val(groupIds)}::uuid[])`.as('g'))
+        .crossJoin(sql<{ subscriber_id: string }>`unnest(${sql.val(subscriberIds)}::uuid[])`.as('s'))
+        .select([sql`g.g`.as('group_id'), sql`s.s`.as('subscriber_id'), sql.val(accountId).as('account_id')]),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning(['group_id', 'subscriber_id'])
+    .execute();
+}
+
+export function removeFromGroups(db: Db, accountId: string, subscriberId: string, groupIds: string[] | 'all-except', keep: string[] = []) {
+  return db
+    .deleteFrom('subscriber_groups')
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', subscriberId)
+    .$if(groupIds === 'all-except' && keep.length > 0, (qb) => qb.where('group_id', 'not in', keep))
+    .$if(Array.isArray(groupIds), (qb) => qb.where('group_id', 'in', groupIds as string[]))
+    .returning('group_id')
+    .execute();
+}

@@ -1,0 +1,308 @@
+// Subscribers of one account: create, getFull, list, update, remove, stats, upsertByEmail.
+// Owns the subscribers table and each subscriber's field values, group memberships and notes.
+// Every function filters by accountId; every change writes its event in the same transaction.
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import * as repo from './queries.ts';
+import { readCacheOf } from '../../db/readCache.ts';
+import type { SubscriberRow, SubscriberStatus } from '../../db/schema.ts';
+import { Conflict, LimitExceeded, NotFound, Validation } from '../errors.ts';
+import { recordEvent, recordEvents, type EventInput } from '../events/log.ts';
+import * as fields from './fields.ts';
+import { storableString } from '../storable.ts';
+import { parseInput } from '../validation.ts';
+
+export const STATUSES = ['active', 'unsubscribed', 'bounced', 'complained'] as const satisfies readonly SubscriberStatus[];
+export type { SubscriberStatus };
+
+export const Email = z
+  .string({ error: 'A valid email address is required' })
+  // trim first: z.email().trim() checks the format before trimming and rejects " ada@example.com"
+  .trim()
+  .max(254, 'Email must be at most 254 characters')
+  .pipe(z.email('A valid email address is required'));
+
+const Name = storableString().trim().max(255).nullable();
+const Phone = z
+  .string()
+  .trim()
+  .max(32)
+  .regex(/^\+?[0-9 ()./-]*$/, 'Phone must contain only digits, optionally with a leading plus sign')
+  .nullable();
+const GroupIds = z.array(z.guid('Each group id must be a UUID')).max(1000);
+const CustomFields = z.record(z.string(), z.unknown(), { error: 'custom_fields must be an object' });
+
+export const NewSubscriber = z.object({
+  email: Email,
+  first_name: Name.optional(),
+  last_name: Name.optional(),
+  phone: Phone.optional(),
+  group_ids: GroupIds.optional(),
+  custom_fields: CustomFields.optional(),
+});
+export type NewSubscriber = z.input<typeof NewSubscriber>;
+
+export const SubscriberUpdate = z.object({
+  first_name: Name.optional(),
+  last_name: Name.optional(),
+  phone: Phone.optional(),
+  status: z.enum(['active', 'unsubscribed'], { error: 'Status must be one of: active, unsubscribed' }).optional(),
+  group_ids: GroupIds.optional(),
+  custom_fields: CustomFields.optional(),
+});
+export type SubscriberUpdate = z.input<typeof SubscriberUpdate>;
+
+export const ListQuery = z.object({
+  page: z.coerce.number({ error: 'Page must be a positive integer' }).int('Page must be a positive integer').min(1, 'Page must be a positive integer').default(1),
+  // DESIGN §4 REST list: larger values are clamped to 100, not rejected
+  per_page: z.coerce
+    .number({ error: 'per_page must be a positive integer' })
+    .int('per_page must be a positive integer')
+    .min(1, 'per_page must be a positive integer')
+    .default(20)
+    .transform((n) => Math.min(n, 100)),
+  status: z.enum(STATUSES, { error: 'Status must be one of: active, unsubscribed, bounced, complained' }).optional(),
+  search: storableString().trim().max(254).optional(),
+  group_id: z.guid('group_id must be a UUID').optional(),
+});
+export type ListQuery = z.input<typeof ListQuery>;
+
+export type Subscriber = SubscriberRow;
+export interface FullSubscriber extends SubscriberRow {
+  groups: { id: string; name: string }[];
+  notes: { id: string; content: string; created_at: Date }[];
+}
+
+export type Source = 'api' | 'import' | 'form' | 'dashboard' | 'mcp';
+
+/** The subscriber as webhook payloads and activity show it. */
+export function publicView(s: SubscriberRow) {
+  const { account_id: _a, source: _s, unsubscribed_at: _u, ...rest } = s;
+  return rest;
+}
+
+export async function create(db: Db, accountId: string, input: NewSubscriber, source: Source = 'api'): Promise<Subscriber> {
+  const a = parseInput(NewSubscriber, input);
+  return db.transaction().execute(async (trx) => {
+    // FOR UPDATE on the account row: two concurrent creates at limit-1 must not both get through
+    const { count, limit } = await repo.lockAndCount(trx, accountId);
+    if (count >= limit) throw new LimitExceeded('Subscriber limit reached', { current_count: count, limit });
+    const custom_fields = await fields.coerce(trx, accountId, a.custom_fields ?? {});
+    const groupIds = await checkGroups(trx, accountId, a.group_ids ?? []);
+    const row = await repo.insert(trx, {
+      account_id: accountId,
+      email: a.email,
+      first_name: a.first_name ?? null,
+      last_name: a.last_name ?? null,
+      phone: a.phone ?? null,
+      custom_fields: JSON.stringify(dropNulls(custom_fields)),
+      source,
+    });
+    if (!row) throw new Conflict('Email already exists');
+    await recordEvent(trx, accountId, 'subscriber.created', { subscriber: publicView(row), source }, row.id);
+    await joinGroups(trx, accountId, row, groupIds);
+    return row;
+  });
+}
+
+/**
+ * One subscriber with groups and notes. Outside a transaction it is served from a read cache that any
+ * write empties (db/readCache.ts): integrations poll this read far more often than subscribers change.
+ * The result is frozen; callers copy what they change.
+ */
+export async function getFull(db: Db, accountId: string, by: { id: string } | { email: string }): Promise<Readonly<FullSubscriber>> {
+  const lookup = 'id' in by ? by : { email: by.email.trim() };
+  const load = async (): Promise<FullSubscriber | undefined> => {
+    const row = await repo.findFull(db, accountId, lookup);
+    return row && { ...row, notes: row.notes.map((n) => ({ ...n, created_at: new Date(n.created_at) })) };
+  };
+  const cache = readCacheOf<FullSubscriber>(db, 'subscriber');
+  const key = 'id' in lookup ? `${accountId} id ${lookup.id}` : `${accountId} email ${lookup.email.toLowerCase()}`;
+  const found = cache ? await cache.get(key, load) : await load();
+  if (!found) throw new NotFound('Subscriber not found');
+  return found;
+}
+
+export async function get(db: Db, accountId: string, id: string): Promise<Subscriber> {
+  const row = await repo.findById(db, accountId, id);
+  if (!row) throw new NotFound('Subscriber not found');
+  return row;
+}
+
+export async function list(db: Db, accountId: string, query: ListQuery) {
+  const q = parseInput(ListQuery, query);
+  const search = q.search === '' ? undefined : q.search;
+  const filter = { status: q.status, search, group_id: q.group_id };
+  // two statements at once: on PostgreSQL they run on two connections (PGlite queues them anyway)
+  const [rows, total] = await Promise.all([repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }), repo.countMatching(db, accountId, filter)]);
+  return {
+    subscribers: rows,
+    pagination: { current_page: q.page, total_pages: Math.ceil(total / q.per_page), total_count: total, per_page: q.per_page },
+  };
+}
+
+export async function update(db: Db, accountId: string, id: string, input: SubscriberUpdate): Promise<Subscriber> {
+  const u = parseInput(SubscriberUpdate, input);
+  return db.transaction().execute(async (trx) => {
+    const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!before) throw new NotFound('Subscriber not found');
+    const after = await applyChanges(trx, accountId, before, u);
+    if (u.group_ids !== undefined) await replaceGroups(trx, accountId, after, await checkGroups(trx, accountId, u.group_ids));
+    return after;
+  });
+}
+
+/** Writes the given fields (custom_fields merged) and the events their change implies. */
+async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u: z.output<typeof SubscriberUpdate>): Promise<SubscriberRow> {
+  const merged = u.custom_fields ? dropNulls({ ...before.custom_fields, ...(await fields.coerce(trx, accountId, u.custom_fields)) }) : undefined;
+  const statusChanges = u.status !== undefined && u.status !== before.status;
+  const after = await trx
+    .updateTable('subscribers')
+    .set({
+      ...(u.first_name !== undefined && { first_name: u.first_name }),
+      ...(u.last_name !== undefined && { last_name: u.last_name }),
+      ...(u.phone !== undefined && { phone: u.phone }),
+      ...(merged && { custom_fields: JSON.stringify(merged) }),
+      ...(statusChanges && { status: u.status, unsubscribed_at: u.status === 'unsubscribed' ? new Date() : null }),
+      updated_at: new Date(),
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', before.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const events: EventInput[] = [{ type: 'subscriber.updated', subscriberId: after.id, data: { subscriber: publicView(after) } }];
+  if (statusChanges && u.status === 'unsubscribed') events.push({ type: 'subscriber.unsubscribed', subscriberId: after.id, data: { subscriber: publicView(after), source: 'api' } });
+  await recordEvents(trx, accountId, events);
+  return after;
+}
+
+export async function remove(db: Db, accountId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // memberships and notes go with the row (ON DELETE CASCADE), its events through the AFTER DELETE trigger (migration 1100)
+    const row = await trx.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!row) throw new NotFound('Subscriber not found');
+    await recordEvent(trx, accountId, 'subscriber.deleted', { subscriber: { id: row.id, email: row.email } }, null);
+  });
+}
+
+export async function stats(db: Db, accountId: string) {
+  const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const c = await repo.countByStatus(db, accountId);
+  const total = c.active + c.unsubscribed + c.bounced + c.complained;
+  const limit = account.subscriber_limit;
+  return {
+    total,
+    active: c.active,
+    unsubscribed: c.unsubscribed,
+    bounced: c.bounced,
+    limit,
+    usage_percentage: limit > 0 ? Math.round((total / limit) * 100) : 0,
+  };
+}
+
+export const UpsertSubscriber = z.object({
+  email: Email,
+  first_name: Name.optional(),
+  last_name: Name.optional(),
+  phone: Phone.optional(),
+  status: z.enum(['active', 'unsubscribed'], { error: 'Status must be one of: active, unsubscribed' }).optional(),
+  groups: GroupIds.optional(),
+  custom_fields: CustomFields.optional(),
+});
+export type UpsertSubscriber = z.input<typeof UpsertSubscriber>;
+
+/**
+ * MCP add_subscriber (DESIGN §4): new email → created (plan limit applies); existing → only the given
+ * fields change, custom_fields merge, groups are added (never removed).
+ */
+export async function upsertByEmail(db: Db, accountId: string, input: UpsertSubscriber, source: Source = 'mcp'): Promise<{ subscriber: Subscriber; created: boolean }> {
+  const a = parseInput(UpsertSubscriber, input);
+  return db.transaction().execute(async (trx) => {
+    const { count, limit } = await repo.lockAndCount(trx, accountId);
+    const existing = await repo.findByEmail(trx, accountId, a.email);
+    const groupIds = await checkGroups(trx, accountId, a.groups ?? []);
+    if (existing) {
+      const after = await applyChanges(trx, accountId, existing, { first_name: a.first_name, last_name: a.last_name, phone: a.phone, status: a.status, custom_fields: a.custom_fields });
+      await joinGroups(trx, accountId, after, groupIds);
+      return { subscriber: after, created: false };
+    }
+    if (count >= limit) throw new LimitExceeded('Subscriber limit reached', { current_count: count, limit });
+    const custom_fields = await fields.coerce(trx, accountId, a.custom_fields ?? {});
+    const row = await repo.insert(trx, {
+      account_id: accountId,
+      email: a.email,
+      first_name: a.first_name ?? null,
+      last_name: a.last_name ?? null,
+      phone: a.phone ?? null,
+      status: a.status ?? 'active',
+      unsubscribed_at: a.status === 'unsubscribed' ? new Date() : null,
+      custom_fields: JSON.stringify(dropNulls(custom_fields)),
+      source,
+    });
+    if (!row) throw new Conflict('Email already exists');
+    await recordEvent(trx, accountId, 'subscriber.created', { subscriber: publicView(row), source }, row.id);
+    await joinGroups(trx, accountId, row, groupIds);
+    return { subscriber: row, created: true };
+  });
+}
+
+/** Validates that every id is a group of this account; a foreign id reads as missing. */
+export async function checkGroups(db: Db, accountId: string, ids: string[]): Promise<string[]> {
+  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+  const found = await repo.existingGroupIds(db, accountId, unique);
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length > 0) throw new Validation({ group_ids: missing.map((id) => `Group not found: ${id}`) }, `group_ids: Group not found: ${missing[0]}`);
+  return unique;
+}
+
+/** Adds memberships and writes subscriber.added_to_group for each one that is new. */
+export async function joinGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
+  const added = await repo.addToGroups(db, accountId, [sub.id], groupIds);
+  if (added.length === 0) return;
+  const names = await groupNames(db, accountId, added.map((a) => a.group_id));
+  await recordEvents(
+    db,
+    accountId,
+    added.map((a) => ({ type: 'subscriber.added_to_group' as const, subscriberId: sub.id, data: { subscriber: { id: sub.id, email: sub.email }, group: { id: a.group_id, name: names.get(a.group_id) } } })),
+  );
+}
+
+/** Leaves exactly `groupIds` (spec: group_ids replaces all current memberships). */
+async function replaceGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
+  const removed = await repo.removeFromGroups(db, accountId, sub.id, 'all-except', groupIds);
+  if (removed.length > 0) {
+    const names = await groupNames(db, accountId, removed.map((r) => r.group_id));
+    await recordEvents(
+      db,
+      accountId,
+      removed.map((r) => ({ type: 'subscriber.removed_from_group' as const, subscriberId: sub.id, data: { subscriber: { id: sub.id, email: sub.email }, group: { id: r.group_id, name: names.get(r.group_id) } } })),
+    );
+  }
+  await joinGroups(db, accountId, sub, groupIds);
+}
+
+async function groupNames(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+function dropNulls(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/** Subscribers in total and per status (MCP get_subscriber_count). */
+export async function countByStatus(db: Db, accountId: string): Promise<Record<SubscriberStatus | 'total', number>> {
+  const c = await repo.countByStatus(db, accountId);
+  return { total: c.active + c.unsubscribed + c.bounced + c.complained, ...c };
+}
+
+/**
+ * update() for a caller that already holds a transaction (an automation's update_field step commits the
+ * change with the run's advance): same rules and events; group_ids are not taken here.
+ */
+export async function updateWithin(trx: Db, accountId: string, id: string, input: Omit<SubscriberUpdate, 'group_ids'>): Promise<Subscriber> {
+  const u = parseInput(SubscriberUpdate.omit({ group_ids: true }), input);
+  const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!before) throw new NotFound('Subscriber not found');
+  return applyChanges(trx, accountId, before, u);
+}

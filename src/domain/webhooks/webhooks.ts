@@ -1,0 +1,204 @@
+// Webhooks of one account (DESIGN §4): create, get, list, update, remove, the delivery log, a test event.
+// URLs pass the SSRF rule before they are saved (webhookTarget); the secret is generated here and shown
+// only by create and get. Every query filters by accountId; another account's id reads as not found.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { PageQuery } from '../paging.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import type { DeliveryRow, WebhookRow } from '../../db/schema/webhooks.ts';
+import { NotFound, Validation } from '../errors.ts';
+import { EVENT_TYPES } from '../events/log.ts';
+import { parseInput } from '../validation.ts';
+import { sendTest } from './delivery.ts';
+import { refusalOf } from './target.ts';
+
+/** `*` subscribes to every event type, including ones added later. */
+export const WEBHOOK_EVENTS = [...EVENT_TYPES, '*'] as const;
+
+const Name = z.string().trim().min(1, 'Name must not be empty').max(255, 'Name must be at most 255 characters');
+const Url = z.string({ error: 'url is required' }).trim().min(1, 'url is required').max(2048, 'URL must be at most 2048 characters');
+const Events = z
+  .array(z.enum(WEBHOOK_EVENTS, { error: `Each event must be one of: ${WEBHOOK_EVENTS.join(', ')}` }), { error: 'events must be a list of event types' })
+  .min(1, 'At least one event is required')
+  .max(WEBHOOK_EVENTS.length)
+  .transform((list) => [...new Set(list)]);
+
+export const NewWebhook = z.object({
+  name: Name.optional().describe('A label for the webhook (default: the URL host).'),
+  url: Url.describe('The http(s) URL that receives a signed POST per event.'),
+  events: Events.describe('Event types to receive, e.g. ["subscriber.created"]; "*" means all.'),
+  enabled: z.boolean({ error: 'enabled must be true or false' }).default(true).describe('Whether events are delivered (default true).'),
+});
+export type NewWebhook = z.input<typeof NewWebhook>;
+
+export const WebhookUpdate = z.object({
+  name: Name.optional().describe('A new label for the webhook.'),
+  url: Url.optional().describe('A new http(s) URL to deliver to.'),
+  events: Events.optional().describe('The event types to receive from now on (replaces the list); "*" means all.'),
+  enabled: z.boolean({ error: 'enabled must be true or false' }).optional().describe('false pauses deliveries; true resumes them.'),
+});
+export type WebhookUpdate = z.input<typeof WebhookUpdate>;
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
+export const ListQuery = PageQuery;
+export type ListQuery = z.input<typeof ListQuery>;
+
+export const DeliveriesQuery = ListQuery.extend({
+  status: z.enum(DELIVERY_STATUSES, { error: 'status must be one of: pending, delivered, failed' }).optional(),
+});
+export type DeliveriesQuery = z.input<typeof DeliveriesQuery>;
+
+type UrlPolicy = Pick<Config, 'ALLOW_PRIVATE_WEBHOOK_URLS'>;
+interface Paging {
+  page: number;
+  per_page: number;
+}
+
+/** Standard Webhooks secret format: whsec_ + base64 of 24 random bytes. */
+export function newSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export function view(row: WebhookRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    disabled_reason: row.disabled_reason,
+    last_delivery: row.last_delivery_at ? { at: row.last_delivery_at, status_code: row.last_status_code } : null,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+export type Webhook = ReturnType<typeof view>;
+
+async function checkUrl(url: string, policy: UrlPolicy): Promise<void> {
+  const refusal = await refusalOf(url, policy.ALLOW_PRIVATE_WEBHOOK_URLS);
+  if (refusal) throw Validation.field('url', refusal);
+}
+
+export async function create(db: Db, accountId: string, input: NewWebhook, policy: UrlPolicy): Promise<Webhook & { secret: string }> {
+  const a = parseInput(NewWebhook, input);
+  await checkUrl(a.url, policy); // DNS: before, never inside, the transaction
+  const row = await db
+    .insertInto('webhooks')
+    .values({ account_id: accountId, name: a.name ?? new URL(a.url).host, url: a.url, events: a.events, enabled: a.enabled, secret: newSecret() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ...view(row), secret: row.secret };
+}
+
+async function find(db: Db, accountId: string, id: string): Promise<WebhookRow> {
+  const row = await db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw new NotFound('Webhook not found');
+  return row;
+}
+
+/** The webhook with its secret and its 10 most recent deliveries (get_webhook). */
+export async function get(db: Db, accountId: string, id: string) {
+  const row = await find(db, accountId, id);
+  const recent = await deliveryPage(db, accountId, id, { page: 1, per_page: 10 });
+  return { ...view(row), secret: row.secret, recent_deliveries: recent.data };
+}
+
+export async function list(db: Db, accountId: string, query: ListQuery) {
+  const paging = parseInput(ListQuery, query);
+  const rows = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(paging.per_page)
+    .offset((paging.page - 1) * paging.per_page)
+    .execute();
+  const { total } = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return { data: rows.map(view), total: Number(total), page: paging.page, per_page: paging.per_page };
+}
+
+export async function update(db: Db, accountId: string, id: string, input: WebhookUpdate, policy: UrlPolicy): Promise<Webhook> {
+  const u = parseInput(WebhookUpdate, input);
+  if (u.url !== undefined) await checkUrl(u.url, policy);
+  const row = await db
+    .updateTable('webhooks')
+    .set({
+      ...(u.name !== undefined && { name: u.name }),
+      ...(u.url !== undefined && { url: u.url }),
+      ...(u.events !== undefined && { events: u.events }),
+      ...(u.enabled !== undefined && { enabled: u.enabled }),
+      // enabling again starts a fresh failure streak
+      ...(u.enabled === true && { disabled_reason: null, failing_since: null }),
+      updated_at: new Date(),
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new NotFound('Webhook not found');
+  return view(row);
+}
+
+/** Deletes the webhook with its delivery log; deliveries not yet made are dropped. */
+export async function remove(db: Db, accountId: string, id: string): Promise<void> {
+  const row = await db.deleteFrom('webhooks').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  if (!row) throw new NotFound('Webhook not found');
+}
+
+/** The delivery log of one webhook, newest first, each delivery with its attempts. */
+export async function deliveries(db: Db, accountId: string, webhookId: string, query: DeliveriesQuery) {
+  const q = parseInput(DeliveriesQuery, query);
+  await find(db, accountId, webhookId);
+  return { ...(await deliveryPage(db, accountId, webhookId, q)), page: q.page, per_page: q.per_page };
+}
+
+async function deliveryPage(db: Db, accountId: string, webhookId: string, q: Paging & { status?: DeliveryRow['status'] }) {
+  const base = db
+    .selectFrom('webhook_deliveries')
+    .where('account_id', '=', accountId)
+    .where('webhook_id', '=', webhookId)
+    .$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status!));
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.per_page)
+    .offset((q.page - 1) * q.per_page)
+    .execute();
+  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  const attempts =
+    rows.length === 0
+      ? []
+      : await db
+          .selectFrom('webhook_delivery_attempts')
+          .select(['delivery_id', 'attempt', 'status_code', 'duration_ms', 'response', 'error', 'created_at'])
+          .where('account_id', '=', accountId)
+          .where('delivery_id', 'in', rows.map((r) => r.id))
+          .orderBy('attempt')
+          .execute();
+  const data = rows.map((r) => ({
+    id: r.id,
+    event_id: r.event_id,
+    event_type: r.event_type,
+    status: r.status,
+    is_test: r.is_test,
+    attempt_count: r.attempt_count,
+    last_status_code: r.last_status_code,
+    next_attempt_at: r.status === 'pending' ? r.next_attempt_at : null,
+    delivered_at: r.delivered_at,
+    created_at: r.created_at,
+    payload: r.payload,
+    attempts: attempts.filter((a) => a.delivery_id === r.id).map(({ delivery_id: _d, ...a }) => a),
+  }));
+  return { data, total: Number(total) };
+}
+
+/** Posts a signed `webhook.test` event to the webhook now and reports how the receiver answered. */
+export async function test(db: Db, accountId: string, id: string, config: Config) {
+  const row = await find(db, accountId, id);
+  return sendTest(db, config, row);
+}

@@ -1,0 +1,285 @@
+// DESIGN §4 "Campaign" and §6 "Per-recipient ledger" in the domain, without HTTP: the state machine and
+// its exact error texts, schedule validations, the frozen audience (active members of groups and segments,
+// each once, minus suppressions), and the ledger steps the workers use (claim, record, interrupt, finish).
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig, type Config } from '../../../src/config.ts';
+import type { Db } from '../../../src/db/client.ts';
+import { migrate } from '../../../src/db/migrate.ts';
+import * as accounts from '../../../src/domain/accounts/accounts.ts';
+import * as campaigns from '../../../src/domain/campaigns/campaigns.ts';
+import { NotFound, StateConflict, Validation } from '../../../src/domain/errors.ts';
+import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
+import * as groups from '../../../src/domain/subscribers/groups.ts';
+import * as ledger from '../../../src/domain/campaigns/ledger.ts';
+import * as segments from '../../../src/domain/segments/segments.ts';
+import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
+import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
+import { openTestDb, type TestDb } from '../../support/db.ts';
+
+let tdb: TestDb;
+let db: Db;
+const config: Config = { ...loadConfig({ MAILGROVE_SECRET: 'domain-secret', LOG_LEVEL: 'silent' }, {}), secret: 'domain-secret' };
+before(async () => {
+  tdb = await openTestDb();
+  db = tdb.handle.db;
+  await migrate(db);
+});
+after(() => tdb.destroy());
+
+const MISSING = '00000000-0000-4000-8000-000000000000';
+const future = () => new Date(Date.now() + 3_600_000).toISOString();
+
+async function account() {
+  return (await accounts.create(db, { name: 'Campaigns' }, 100_000)).id;
+}
+
+async function withAudience(acc: string, emails: string[]) {
+  const g = await groups.create(db, acc, { name: `G${randomUUID()}` });
+  for (const email of emails) await subscribers.create(db, acc, { email, group_ids: [g.id] });
+  return g.id;
+}
+
+async function ready(acc: string, extra: campaigns.NewCampaign | object = {}) {
+  const groupId = await withAudience(acc, [`a-${randomUUID()}@x.test`]);
+  return campaigns.create(db, acc, { name: 'Ready', subject: 'Hi {{ subscriber.first_name }}', content_html: '<p>Hi</p>', group_ids: [groupId], ...extra });
+}
+
+async function rejects(p: Promise<unknown>, kind: typeof Validation | typeof StateConflict | typeof NotFound, message: string | RegExp, field?: string) {
+  await assert.rejects(p, (err: any) => {
+    assert.ok(err instanceof kind, `expected ${kind.name}, got ${err?.constructor?.name}: ${err?.message}`);
+    if (typeof message === 'string') assert.equal(err.message, message);
+    else assert.match(err.message, message);
+    const fields = (err as { fields?: Record<string, string[]> }).fields;
+    if (field) assert.ok(fields?.[field], `no ${field} in ${JSON.stringify(fields)}`);
+    return true;
+  });
+}
+
+describe('Campaign create and update', () => {
+  test('create: a draft with stats all zero; name is required', async () => {
+    const acc = await account();
+    const c = await campaigns.create(db, acc, { name: 'First' });
+    assert.equal(c.status, 'draft');
+    assert.equal(c.stats.recipients, 0);
+    assert.deepEqual(c.group_ids, []);
+    await rejects(campaigns.create(db, acc, { name: '' }), Validation, 'name: Name is required', 'name');
+  });
+
+  test('a Liquid error is a Validation error at create and update, naming the field', async () => {
+    const acc = await account();
+    await rejects(campaigns.create(db, acc, { name: 'Bad', content_html: '{{ subscriber.first_name | shout }}' }), Validation, /^content_html: Template error: undefined filter: shout/, 'content_html');
+    const c = await campaigns.create(db, acc, { name: 'Ok' });
+    await rejects(campaigns.update(db, acc, c.id, { subject: '{% if x %}' }), Validation, /^subject: Template error/, 'subject');
+  });
+
+  test('group_ids and segment_ids must belong to the account', async () => {
+    const acc = await account();
+    const other = await account();
+    const foreign = await groups.create(db, other, { name: 'Theirs' });
+    await rejects(campaigns.create(db, acc, { name: 'X', group_ids: [foreign.id] }), Validation, `group_ids: Group not found: ${foreign.id}`, 'group_ids');
+    await rejects(campaigns.create(db, acc, { name: 'X', segment_ids: [MISSING] }), Validation, `segment_ids: Segment not found: ${MISSING}`, 'segment_ids');
+  });
+
+  test('update changes only the given fields of a draft', async () => {
+    const acc = await account();
+    const c = await campaigns.create(db, acc, { name: 'Keep', subject: 'S1', content_html: '<p>1</p>' });
+    const u = await campaigns.update(db, acc, c.id, { subject: 'S2' });
+    assert.deepEqual([u.name, u.subject, u.content_html], ['Keep', 'S2', '<p>1</p>']);
+  });
+
+  test('spec: an update to a campaign that is not a draft → "Only draft campaigns can be updated"', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: future() });
+    await rejects(campaigns.update(db, acc, c.id, { name: 'Late' }), StateConflict, 'Only draft campaigns can be updated');
+  });
+
+  test('another account\'s campaign id is "Campaign not found" for every operation', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    const other = await account();
+    for (const call of [
+      () => campaigns.get(db, other, c.id),
+      () => campaigns.update(db, other, c.id, { name: 'x' }),
+      () => campaigns.remove(db, other, c.id),
+      () => campaigns.schedule(db, config, other, c.id, { delivery: 'instant' }),
+      () => campaigns.cancel(db, other, c.id),
+      () => campaigns.recipients(db, other, c.id, {}),
+    ]) {
+      await rejects(call(), NotFound, 'Campaign not found');
+    }
+  });
+});
+
+describe('Campaign schedule and cancel', () => {
+  test('schedule requires subject, content and an audience (each named)', async () => {
+    const acc = await account();
+    const c = await campaigns.create(db, acc, { name: 'Empty' });
+    await assert.rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' }), (err: any) => {
+      assert.ok(err instanceof Validation);
+      assert.deepEqual(Object.keys(err.fields).sort(), ['content_html', 'group_ids', 'subject']);
+      return true;
+    });
+  });
+
+  test('scheduled_at: required for scheduled, ISO 8601 with an offset, in the future', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled' }), Validation, 'scheduled_at: scheduled_at is required when delivery is scheduled', 'scheduled_at');
+    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2099-01-01T10:00:00' }), Validation, /^scheduled_at: scheduled_at must be an ISO 8601 date-time with a UTC offset/, 'scheduled_at');
+    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2020-01-01T10:00:00+02:00' }), Validation, 'scheduled_at: scheduled_at must be in the future', 'scheduled_at');
+    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'later' as 'instant' }), Validation, /^delivery: delivery must be one of: instant, scheduled/, 'delivery');
+    const s = await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2099-01-01T10:00:00+02:00' });
+    assert.equal(s.status, 'scheduled');
+    assert.equal(new Date(s.scheduled_at!).toISOString(), '2099-01-01T08:00:00.000Z');
+  });
+
+  test('spec: scheduling a scheduled campaign → "Campaign is already scheduled"; sent or sending ones cannot be scheduled', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: future() });
+    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' }), StateConflict, 'Campaign is already scheduled');
+    const d = await ready(acc);
+    await campaigns.schedule(db, config, acc, d.id, { delivery: 'instant' });
+    await rejects(campaigns.schedule(db, config, acc, d.id, { delivery: 'instant' }), StateConflict, 'Only draft campaigns can be scheduled');
+  });
+
+  test('cancel: scheduled → draft (editable again); sending → cancelled with every queued recipient skipped; draft → refused', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: future() });
+    const back = await campaigns.cancel(db, acc, c.id);
+    assert.deepEqual([back.status, back.scheduled_at], ['draft', null]);
+    await campaigns.update(db, acc, c.id, { name: 'Edited after cancel' });
+    await rejects(campaigns.cancel(db, acc, c.id), StateConflict, 'Only scheduled or sending campaigns can be cancelled');
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    const stopped = await campaigns.cancel(db, acc, c.id);
+    assert.equal(stopped.status, 'cancelled');
+    assert.ok(stopped.cancelled_at);
+    assert.deepEqual([stopped.stats.recipients, stopped.stats.skipped, stopped.stats.pending], [1, 1, 0]);
+  });
+
+  test('delete: refused while sending, allowed for drafts and finished campaigns (ledger goes too)', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    await rejects(campaigns.remove(db, acc, c.id), StateConflict, /cannot be deleted/);
+    await campaigns.cancel(db, acc, c.id);
+    await campaigns.remove(db, acc, c.id);
+    await rejects(campaigns.get(db, acc, c.id), NotFound, 'Campaign not found');
+    const left = await db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', c.id).execute();
+    assert.equal(left.length, 0);
+  });
+
+  test('startDue starts only scheduled campaigns whose time has come', async () => {
+    const acc = await account();
+    const due = await ready(acc);
+    const later = await ready(acc);
+    await campaigns.schedule(db, config, acc, due.id, { delivery: 'scheduled', scheduled_at: new Date(Date.now() + 300).toISOString() });
+    await campaigns.schedule(db, config, acc, later.id, { delivery: 'scheduled', scheduled_at: future() });
+    await new Promise((r) => setTimeout(r, 350));
+    const started = await campaigns.startDue(db, config.secret);
+    assert.ok(started.includes(due.id));
+    assert.ok(!started.includes(later.id));
+    assert.equal((await campaigns.get(db, acc, due.id)).status, 'sending');
+    assert.equal((await campaigns.get(db, acc, later.id)).status, 'scheduled');
+  });
+});
+
+describe('Audience (DESIGN §6: frozen with one INSERT … SELECT)', () => {
+  test('active members of the groups and segments, each once, minus suppressed addresses', async () => {
+    const acc = await account();
+    const g1 = await withAudience(acc, ['both@x.test', 'one@x.test', 'gone@x.test', 'forgot@x.test']);
+    const g2 = await withAudience(acc, ['two@x.test']);
+    await subscribers.create(db, acc, { email: 'seg@x.test', first_name: 'Segmented' });
+    await subscribers.create(db, acc, { email: 'nobody@x.test' });
+    const both = await subscribers.getFull(db, acc, { email: 'both@x.test' });
+    await groups.assign(db, acc, g2, both.id);
+    await subscribers.update(db, acc, (await subscribers.getFull(db, acc, { email: 'gone@x.test' })).id, { status: 'unsubscribed' });
+    // forgotten, then explicitly re-added: it stays suppressed for campaigns
+    await forgetSubscriber(db, config.secret, acc, (await subscribers.getFull(db, acc, { email: 'forgot@x.test' })).id);
+    await subscribers.create(db, acc, { email: 'Forgot@X.test', group_ids: [g1] });
+    assert.ok(await suppressions.isSuppressed(db, config.secret, acc, 'forgot@x.test'));
+    const seg = await segments.create(db, acc, { name: 'Named', filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Segmented' }] } });
+    const c = await campaigns.create(db, acc, { name: 'Aud', subject: 's', content_html: '<p>x</p>', group_ids: [g1, g2], segment_ids: [seg.id] });
+    const sending = await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    assert.equal(sending.status, 'sending');
+    const rows = await db.selectFrom('campaign_recipients').select('email').where('campaign_id', '=', c.id).orderBy('email').execute();
+    assert.deepEqual(rows.map((r) => r.email), ['both@x.test', 'one@x.test', 'seg@x.test', 'two@x.test']);
+    assert.equal(sending.stats.recipients, 4);
+  });
+});
+
+describe('Scheduled start after the audience changed', () => {
+  test('a segment deleted after scheduling no longer contributes; the campaign still starts with its groups', async () => {
+    const acc = await account();
+    const g = await withAudience(acc, ['grp@x.test']);
+    await subscribers.create(db, acc, { email: 'segonly@x.test', first_name: 'Gone' });
+    const seg = await segments.create(db, acc, { name: 'Gone soon', filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Gone' }] } });
+    const c = await campaigns.create(db, acc, { name: 'Later', subject: 's', content_html: '<p>x</p>', group_ids: [g], segment_ids: [seg.id] });
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: new Date(Date.now() + 200).toISOString() });
+    await segments.remove(db, acc, seg.id);
+    await new Promise((r) => setTimeout(r, 250));
+    assert.ok((await campaigns.startDue(db, config.secret)).includes(c.id));
+    const rows = await db.selectFrom('campaign_recipients').select('email').where('campaign_id', '=', c.id).execute();
+    assert.deepEqual(rows.map((r) => r.email), ['grp@x.test']);
+  });
+});
+
+describe('Ledger steps (DESIGN §6 at most once)', () => {
+  test('claim marks rows sending for one worker; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
+    const acc = await account();
+    const g = await withAudience(acc, ['l1@x.test', 'l2@x.test', 'l3@x.test']);
+    const c = await campaigns.create(db, acc, { name: 'Ledger', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    const w1 = randomUUID();
+    const batch = await ledger.claim(db, c.id, w1, 2);
+    assert.equal(batch.length, 2);
+    assert.ok(batch.every((r) => r.attempts === 1));
+    assert.equal((await ledger.claim(db, c.id, randomUUID(), 10)).length, 1, 'a second worker gets only what is left');
+    assert.equal(await ledger.finishIfDone(db, c.id), false, 'not while rows are in flight');
+    const written = await ledger.record(db, w1, [
+      { id: batch[0]!.id, state: 'sent', message_id: 'm1@x' },
+      { id: batch[1]!.id, state: 'failed', error: '550 no' },
+    ]);
+    assert.equal(written, 2);
+    assert.equal(await ledger.record(db, randomUUID(), [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }]), 0, 'another worker cannot overwrite');
+    // the third row's worker "died": its row is interrupted, not re-sent
+    assert.equal(await ledger.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), 1);
+    assert.equal(await ledger.finishIfDone(db, c.id), true);
+    assert.equal(await ledger.finishIfDone(db, c.id), false, 'finishes once');
+    const done = await campaigns.get(db, acc, c.id);
+    assert.equal(done.status, 'sent');
+    assert.deepEqual([done.stats.recipients, done.stats.sent, done.stats.failed, done.stats.interrupted], [3, 1, 1, 1]);
+    const events = await db.selectFrom('events').select(['type', 'data']).where('account_id', '=', acc).where('type', 'in', ['email.sent', 'campaign.sent']).execute();
+    assert.deepEqual(events.map((e) => e.type).sort(), ['campaign.sent', 'email.sent']);
+    const sentEvent = events.find((e) => e.type === 'email.sent')!.data as any;
+    assert.deepEqual([sentEvent.campaign_id, sentEvent.message_id, sentEvent.subscriber.email], [c.id, 'm1@x', batch[0]!.email]);
+    assert.equal((events.find((e) => e.type === 'campaign.sent')!.data as any).stats.sent, 1);
+  });
+
+  test('interruptOrphans leaves rows of a live worker alone and takes those of a silent one', async () => {
+    const acc = await account();
+    const g = await withAudience(acc, ['o1@x.test', 'o2@x.test']);
+    const c = await campaigns.create(db, acc, { name: 'Orphans', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    const [live, dead] = [randomUUID(), randomUUID()];
+    await ledger.heartbeat(db, live);
+    await ledger.claim(db, c.id, live, 1);
+    await ledger.claim(db, c.id, dead, 1);
+    assert.equal(await ledger.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), 1);
+    const states = await db.selectFrom('campaign_recipients').select(['state', 'worker_id']).where('campaign_id', '=', c.id).execute();
+    assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}`).sort(), ['interrupted:false', 'sending:true']);
+  });
+
+  test('forget_subscriber erases the subscriber from every ledger', async () => {
+    const acc = await account();
+    const c = await ready(acc);
+    await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    const [row] = await db.selectFrom('campaign_recipients').select(['subscriber_id']).where('campaign_id', '=', c.id).execute();
+    await forgetSubscriber(db, config.secret, acc, row!.subscriber_id);
+    assert.equal((await db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', c.id).execute()).length, 0);
+  });
+});

@@ -1,0 +1,154 @@
+// The subscribers domain beneath both faces: input validation shared with MCP (parseInput, storable text),
+// upsertByEmail (MCP add_subscriber, DESIGN §4), event payloads, tenant scoping, stats arithmetic.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Db } from '../../../src/db/client.ts';
+import { migrate } from '../../../src/db/migrate.ts';
+import * as accounts from '../../../src/domain/accounts/accounts.ts';
+import { Conflict, LimitExceeded, NotFound, Validation } from '../../../src/domain/errors.ts';
+import * as fields from '../../../src/domain/subscribers/fields.ts';
+import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
+import { openTestDb, type TestDb } from '../../support/db.ts';
+import { createGroup, eventsOf } from '../../support/rows.ts';
+
+let tdb: TestDb;
+let db: Db;
+before(async () => {
+  tdb = await openTestDb();
+  db = tdb.handle.db;
+  await migrate(db);
+});
+after(() => tdb.destroy());
+
+const MISSING = '00000000-0000-4000-8000-000000000000';
+const newAccount = async (limit = 1000) => (await accounts.create(db, { name: 'Subs' }, limit)).id;
+
+async function rejects<E extends Error>(p: Promise<unknown>, type: new (...a: any[]) => E): Promise<E> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof type, `expected ${type.name}, got ${(err as Error).constructor.name}: ${(err as Error).message}`);
+    return err as E;
+  }
+  assert.fail(`expected ${type.name}`);
+}
+
+describe('subscribers domain', () => {
+  test('create validates its own input (MCP and the dashboard call it without the REST face): field map and first problem', async () => {
+    const acc = await newAccount();
+    const err = await rejects(subscribers.create(db, acc, { email: ' not an email ' } as any), Validation);
+    assert.deepEqual(Object.keys(err.fields), ['email']);
+    assert.equal(err.message, 'email: A valid email address is required');
+    const nul = await rejects(subscribers.create(db, acc, { email: 'a@example.com', first_name: 'a\u0000' }), Validation);
+    assert.deepEqual(nul.fields, { first_name: ['Must not contain NUL characters or unpaired surrogates'] });
+  });
+
+  test('create trims the email, keeps its case, and compares case-insensitively (409 Conflict)', async () => {
+    const acc = await newAccount();
+    const row = await subscribers.create(db, acc, { email: '  Ada@Example.COM ' });
+    assert.equal(row.email, 'Ada@Example.COM');
+    const dup = await rejects(subscribers.create(db, acc, { email: 'ada@example.com' }), Conflict);
+    assert.equal(dup.message, 'Email already exists');
+  });
+
+  test('create: subscriber.created carries the public view (no account_id, no source) and the source apart', async () => {
+    const acc = await newAccount();
+    const row = await subscribers.create(db, acc, { email: 'ev@example.com', first_name: 'Ev' }, 'import');
+    const [e] = await eventsOf(db, acc);
+    assert.equal(e!.type, 'subscriber.created');
+    assert.equal(e!.subscriber_id, row.id);
+    const data = e!.data as { subscriber: Record<string, unknown>; source: string };
+    assert.equal(data.source, 'import');
+    assert.equal(data.subscriber.email, 'ev@example.com');
+    assert.ok(!('account_id' in data.subscriber) && !('source' in data.subscriber));
+  });
+
+  test('create: the plan limit is LimitExceeded with {current_count, limit}', async () => {
+    const acc = await newAccount(1);
+    await subscribers.create(db, acc, { email: 'one@example.com' });
+    const err = await rejects(subscribers.create(db, acc, { email: 'two@example.com' }), LimitExceeded);
+    assert.deepEqual([err.message, err.data], ['Subscriber limit reached', { current_count: 1, limit: 1 }]);
+  });
+
+  test('getFull by id or by email (case-insensitive); another account\'s id or email is NotFound', async () => {
+    const acc = await newAccount();
+    const other = await newAccount();
+    const row = await subscribers.create(db, acc, { email: 'Find@Example.com' });
+    assert.equal((await subscribers.getFull(db, acc, { email: ' find@example.com ' })).id, row.id);
+    assert.deepEqual((await subscribers.getFull(db, acc, { id: row.id })).groups, []);
+    await rejects(subscribers.getFull(db, other, { id: row.id }), NotFound);
+    await rejects(subscribers.getFull(db, other, { email: 'find@example.com' }), NotFound);
+  });
+
+  test('update: a status change to unsubscribed stamps unsubscribed_at; the same status again writes no second unsubscribed event', async () => {
+    const acc = await newAccount();
+    const row = await subscribers.create(db, acc, { email: 'u@example.com' });
+    const once = await subscribers.update(db, acc, row.id, { status: 'unsubscribed' });
+    assert.ok(once.unsubscribed_at);
+    await subscribers.update(db, acc, row.id, { status: 'unsubscribed' });
+    const types = (await eventsOf(db, acc)).map((e) => e.type);
+    assert.deepEqual(types, ['subscriber.created', 'subscriber.updated', 'subscriber.unsubscribed', 'subscriber.updated']);
+    assert.equal((await subscribers.update(db, acc, row.id, { status: 'active' })).unsubscribed_at, null);
+  });
+
+  test('update and remove are scoped by account: another account\'s id is NotFound and nothing changes', async () => {
+    const acc = await newAccount();
+    const other = await newAccount();
+    const row = await subscribers.create(db, acc, { email: 's@example.com', first_name: 'Kept' });
+    await rejects(subscribers.update(db, other, row.id, { first_name: 'Changed' }), NotFound);
+    await rejects(subscribers.remove(db, other, row.id), NotFound);
+    await rejects(subscribers.update(db, acc, MISSING, { first_name: 'x' }), NotFound);
+    assert.equal((await subscribers.get(db, acc, row.id)).first_name, 'Kept');
+  });
+
+  test('checkGroups dedupes (case-insensitively) and names every missing or foreign group', async () => {
+    const acc = await newAccount();
+    const other = await newAccount();
+    const g = await createGroup(db, acc, 'Mine');
+    const foreign = await createGroup(db, other, 'Theirs');
+    assert.deepEqual(await subscribers.checkGroups(db, acc, [g, g.toUpperCase()]), [g]);
+    const err = await rejects(subscribers.checkGroups(db, acc, [g, foreign, MISSING]), Validation);
+    assert.deepEqual(err.fields, { group_ids: [`Group not found: ${foreign}`, `Group not found: ${MISSING}`] });
+  });
+
+  test('upsertByEmail (MCP add_subscriber): new → created; existing → only given fields change, custom_fields merge, groups are added', async () => {
+    const acc = await newAccount();
+    await fields.create(db, acc, { key: 'company' });
+    await fields.create(db, acc, { key: 'city' });
+    const [g1, g2] = [await createGroup(db, acc, 'G1'), await createGroup(db, acc, 'G2')];
+    const first = await subscribers.upsertByEmail(db, acc, { email: 'Up@example.com', first_name: 'Ada', groups: [g1], custom_fields: { company: 'AE' } });
+    assert.equal(first.created, true);
+    const second = await subscribers.upsertByEmail(db, acc, { email: 'up@EXAMPLE.com', last_name: 'Lovelace', groups: [g2], custom_fields: { city: 'London' } });
+    assert.equal(second.created, false);
+    assert.equal(second.subscriber.id, first.subscriber.id);
+    const full = await subscribers.getFull(db, acc, { id: first.subscriber.id });
+    assert.deepEqual([full.email, full.first_name, full.last_name], ['Up@example.com', 'Ada', 'Lovelace']);
+    assert.deepEqual(full.custom_fields, { company: 'AE', city: 'London' });
+    assert.deepEqual(full.groups.map((g) => g.name), ['G1', 'G2']);
+    const third = await subscribers.upsertByEmail(db, acc, { email: 'new@example.com', status: 'unsubscribed' });
+    assert.deepEqual([third.created, third.subscriber.status, Boolean(third.subscriber.unsubscribed_at)], [true, 'unsubscribed', true]);
+  });
+
+  test('upsertByEmail: the plan limit applies to new addresses only', async () => {
+    const acc = await newAccount(1);
+    await subscribers.upsertByEmail(db, acc, { email: 'only@example.com' });
+    assert.equal((await subscribers.upsertByEmail(db, acc, { email: 'ONLY@example.com', first_name: 'Still' })).created, false);
+    const err = await rejects(subscribers.upsertByEmail(db, acc, { email: 'second@example.com' }), LimitExceeded);
+    assert.deepEqual(err.data, { current_count: 1, limit: 1 });
+  });
+
+  test('list validates its query (ListQuery): clamps per_page, refuses bad numbers with a field map', async () => {
+    const acc = await newAccount();
+    assert.equal((await subscribers.list(db, acc, { per_page: '250' })).pagination.per_page, 100);
+    const err = await rejects(subscribers.list(db, acc, { page: '0' }), Validation);
+    assert.deepEqual(Object.keys(err.fields), ['page']);
+    assert.deepEqual((await subscribers.list(db, acc, { search: '' })).pagination, { current_page: 1, total_pages: 0, total_count: 0, per_page: 20 });
+  });
+
+  test('stats: usage_percentage is the rounded integer share of the limit; complained counts in total only', async () => {
+    const acc = await newAccount(7);
+    for (const email of ['a@x.io', 'b@x.io', 'c@x.io']) await subscribers.create(db, acc, { email });
+    await db.updateTable('subscribers').set({ status: 'complained' }).where('account_id', '=', acc).where('email', '=', 'c@x.io').execute();
+    assert.deepEqual(await subscribers.stats(db, acc), { total: 3, active: 2, unsubscribed: 0, bounced: 0, limit: 7, usage_percentage: 43 });
+  });
+});
