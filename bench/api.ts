@@ -1,5 +1,5 @@
 // npm run bench -- api [--rows 100000] [--seconds 5] [--rounds 3] [--connections 10] [--skip-pg] [--skip-pglite]
-// Issue 2 item 7: autocannon on authenticated REST reads over 100k subscribers — GET /subscribers/{id} and
+// Autocannon on authenticated REST reads over 100k subscribers — GET /subscribers/{id} and
 // GET /subscribers?search= — next to a bare Fastify route (no auth, no database, the same response body)
 // measured in the same run, so the ratio says what the API costs on top of the framework on this machine;
 // GET /test-auth (the key alone) and /api/health (one select 1) are printed as reference points.

@@ -1,5 +1,5 @@
 // npm run bench -- import [--rows 1000000] [--pglite-rows 100000] [--skip-pg] [--skip-pglite]
-// Issue 3's numbers: a generated CSV (email, first_name, last_name, 2 custom fields; 10 % already
+// A generated CSV (email, first_name, last_name, 2 custom fields; 10 % already
 // subscribed, 1 % invalid) imported through the real endpoint of a real server process, on PostgreSQL
 // and on PGlite. On PostgreSQL the same run measures the baseline: COPY of the same file into a staging
 // table + one INSERT … ON CONFLICT into a copy of the subscribers table with the same indexes.

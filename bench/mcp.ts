@@ -1,6 +1,6 @@
 // npm run bench -- mcp: the same read through both faces in one run — tools/call get_subscriber on /mcp
 // versus REST GET /subscribers/{id} — with autocannon, rate limits raised out of the way. Prints req/s of
-// each and the ratio MCP/REST (target ≥ 0.5, issue 4). DATABASE_URL selects PostgreSQL; else in-memory PGlite.
+// each and the ratio MCP/REST (target ≥ 0.5). DATABASE_URL selects PostgreSQL; else in-memory PGlite.
 import { createRequire } from 'node:module';
 import { loadConfig } from '../src/config.ts';
 import { openDb } from '../src/db/client.ts';

@@ -1,5 +1,5 @@
 // npm run bench -- send [--recipients 100000] [--concurrency 10] [--batch 500]
-// Issue 5's numbers: a campaign to N recipients on PostgreSQL, sent by the real server (a child process)
+// A campaign to N recipients on PostgreSQL, sent by the real server (a child process)
 // over SMTP to an smtp-server sink in ANOTHER process; in the same run the baseline: a bare pooled
 // nodemailer blast of the same messages (same size, same headers, same connections) to the same sink.
 // Prints msg/s for both, the ratio (target ≥ 0.8) and the server's RSS before, peak and growth during the

@@ -1,4 +1,4 @@
-// Every environment variable Mailgrove reads, typed and defaulted in one place (DESIGN §2a).
+// Every environment variable Mailgrove reads, typed and defaulted in one place.
 // Nothing else in the codebase reads process.env; tests build a Config with loadConfig(overrides).
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -43,7 +43,7 @@ export const Env = z.object({
   DKIM_PRIVATE_KEY: z.string().optional(),
   UNSUBSCRIBE_MAILTO: z.string().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
-  // comma-separated seconds; DESIGN §4 webhook retry schedule, shortened by tests
+  // comma-separated seconds; webhook retry schedule, shortened by tests
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5,300,1800,7200,18000,36000,36000'),
   WEBHOOK_TIMEOUT_MS: int(10_000),
   // a webhook whose deliveries keep failing this long (5 days) is disabled, with a webhook.disabled event

@@ -1,4 +1,4 @@
-// OpenID Connect sign-in for the dashboard (DESIGN §3), through openid-client: authorization code flow
+// OpenID Connect sign-in for the dashboard, through openid-client: authorization code flow
 // with PKCE, state and nonce. The issuer's metadata is discovered on first use and cached; a failed
 // discovery is not cached, so a provider that was down at start works once it is back.
 import * as client from 'openid-client';

@@ -1,4 +1,4 @@
-// Per-key request limits (spec: 120/min on /mcp; DESIGN §5: REST 600/min), through rate-limiter-flexible.
+// Per-key request limits (spec: 120/min on /mcp; REST 600/min), through rate-limiter-flexible.
 // Memory store for one process; Redis (REDIS_URL) when several instances must share one budget.
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 

@@ -1,4 +1,4 @@
-// The page/per_page query every list of ours takes (DESIGN §4): page ≥ 1 (default 1), per_page ≥ 1
+// The page/per_page query every list of ours takes: page ≥ 1 (default 1), per_page ≥ 1
 // (default 25, larger values clamped to 100, not rejected). Coerces, so REST query strings parse too.
 import { z } from 'zod';
 

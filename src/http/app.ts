@@ -25,7 +25,7 @@ export interface AppDeps {
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
-    bodyLimit: 1024 * 1024, // issue 2: JSON bodies over 1 MB → 413
+    bodyLimit: 1024 * 1024, // JSON bodies over 1 MB → 413
     // only behind a proxy we trust may X-Forwarded-For pick the client IP (form rate limits key on it)
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true },

@@ -13,7 +13,7 @@ declare module 'fastify' {
     queue: Queue;
   }
   interface FastifyContextConfig {
-    /** the scope a REST route needs (DESIGN §3); undefined = any valid key */
+    /** the scope a REST route needs; undefined = any valid key */
     scope?: Scope;
     /** set on routes that take no API key (health) */
     public?: boolean;

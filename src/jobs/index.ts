@@ -1,4 +1,4 @@
-// Starts every background worker of this process (DESIGN §1: import, send, webhooks, automations, scheduler).
+// Starts every background worker of this process.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db, DbHandle } from '../db/client.ts';

@@ -1,4 +1,4 @@
-// Starts scheduled campaigns when they are due (DESIGN §4/§6). Every SCHEDULER_INTERVAL_MS one process
+// Starts scheduled campaigns when they are due. Every SCHEDULER_INTERVAL_MS one process
 // claims due campaigns with FOR UPDATE SKIP LOCKED and freezes each one's audience in its own transaction;
 // the state lives in the campaigns table, so a restart or a second instance simply picks up what is due.
 import * as campaigns from '../domain/campaigns/campaigns.ts';

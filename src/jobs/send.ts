@@ -1,4 +1,4 @@
-// Campaign send workers (DESIGN §6). Two lanes per process claim ledger batches (FOR UPDATE SKIP LOCKED,
+// Campaign send workers. Two lanes per process claim ledger batches (FOR UPDATE SKIP LOCKED,
 // committed as 'sending' before SMTP), render each message just before handing it to one pooled transport
 // (SEND_CONCURRENCY connections, twice that many messages queued), and write each batch's outcomes
 // set-based while already sending the next. A heartbeat keeps this worker's rows its own; rows of a worker

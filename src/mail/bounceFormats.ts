@@ -1,4 +1,4 @@
-// Bounce and complaint reports as each provider posts them (DESIGN §6), normalised to
+// Bounce and complaint reports as each provider posts them, normalised to
 // {email, kind: hard|soft|complaint, message_id?}: Amazon SES through SNS (including the
 // SubscriptionConfirmation handshake), the SendGrid event webhook, Postmark's bounce and spam-complaint
 // webhooks, and a generic JSON shape. Pure functions: no database, no network (an SNS SubscribeURL is

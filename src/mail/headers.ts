@@ -1,4 +1,4 @@
-// The headers and sender every bulk email carries (DESIGN §6): List-Unsubscribe (https URL, plus a
+// The headers and sender every bulk email carries: List-Unsubscribe (https URL, plus a
 // mailto when UNSUBSCRIBE_MAILTO is set), List-Unsubscribe-Post for RFC 8058 one-click, Precedence: bulk;
 // and From/Reply-To resolved from the message, then the account defaults, then MAIL_FROM.
 import type { Config } from '../config.ts';

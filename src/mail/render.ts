@@ -1,5 +1,5 @@
 // Turns a message template (Liquid in subject, HTML and optional text) into one subscriber's email
-// (DESIGN §6). compileTemplate validates once, at save time, so a bad template is a Validation error on
+// compileTemplate validates once, at save time, so a bad template is a Validation error on
 // create/update/schedule and never a failure mid-send; renderMessage is then cheap and cannot fail on syntax.
 // HTML output escapes every variable (subscriber data is untrusted); subject and text are not HTML.
 import { compile as compileHtmlToText } from 'html-to-text';
@@ -86,7 +86,7 @@ export interface RenderedMessage {
   text: string;
 }
 
-// appended when the template has no unsubscribe link of its own (DESIGN §6)
+// appended when the template has no unsubscribe link of its own
 const FOOTER = '\n<p style="font-size:12px;color:#777;text-align:center;margin-top:32px">' +
   'You receive this email because you subscribed. <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>\n';
 

@@ -1,4 +1,4 @@
-// Open pixel and click redirect (DESIGN §6): /t/o/{token} and /t/c/{token}/{link}, for campaign and
+// Open pixel and click redirect: /t/o/{token} and /t/c/{token}/{link}, for campaign and
 // automation emails alike. The token is one HMAC-signed reference to the email it went out in, shared by
 // the pixel and every link of the message (one signature per message instead of one per link). The link
 // part is only an INDEX into the email's stored links (campaign_links, automation_links): the redirect

@@ -1,7 +1,7 @@
 // How a rendered message leaves: pooled SMTP (SMTP_URL, optional DKIM; smtpPool.ts, messages composed by
 // mime.ts) or, without SMTP_URL, the outbox table.
 // Callers get a typed result: delivered (with message id), or failed as transient (4xx, connection) or
-// permanent (5xx), which decides between retry and `failed` (DESIGN §6).
+// permanent (5xx), which decides between retry and `failed`.
 import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../config.ts';

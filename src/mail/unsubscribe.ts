@@ -1,5 +1,5 @@
 // Unsubscribe links: /u/{token}, where the token names the account, the subscriber and (optionally) the
-// campaign or automation the email came from, signed with MAILGROVE_SECRET (DESIGN §6). The public page
+// campaign or automation the email came from, signed with MAILGROVE_SECRET. The public page
 // (src/http/public/unsubscribe.ts) verifies it with readUnsubscribeToken; nothing is looked up to make one.
 import type { Config } from '../config.ts';
 import { bytesUuid, sign, uuidBytes, verify } from './signedToken.ts';

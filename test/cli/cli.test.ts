@@ -1,4 +1,4 @@
-// DESIGN §3 CLI on a PGlite data dir: `mailgrove accounts create` and `keys create|list|revoke` against the
+// CLI on a PGlite data dir: `mailgrove accounts create` and `keys create|list|revoke` against the
 // data dir directly, then a server on that data dir accepts the key; a second process on the data dir fails
 // with a clear message; the same commands against the running server through the admin API (MAILGROVE_URL
 // + token); the server's log never holds a raw key or the admin token. PostgreSQL: cli.postgres.test.ts.

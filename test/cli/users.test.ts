@@ -1,4 +1,4 @@
-// DESIGN §3: an owner created by an operator (admin API / CLI) has no password; `mailgrove users
+// an owner created by an operator (admin API / CLI) has no password; `mailgrove users
 // set-password` gives it one (read from standard input, never from argv) so it can sign in to the dashboard.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Issue 6: the automation send_email step has the same "ledger-like accounting" as campaigns. End to end: a
+// the automation send_email step has the same "ledger-like accounting" as campaigns. End to end: a
 // run delivers into a real SMTP sink, the test posts each provider's documented sample report
 // (test/fixtures/bounces) naming that email's Message-ID to POST /hooks/bounces/{provider}/{secret}, and
 // checks that the report lands on the automation email, not on a campaign: email.bounced / subscriber.*
@@ -141,7 +141,7 @@ describe('Automation bounces › reports naming an automation email are credited
   test('Amazon SES permanent bounce: subscriber bounced; email.bounced / subscriber.bounced carry automation_id, step, run_id (and reach a webhook); stats.bounces; not the campaign; a retry adds nothing; the run stops', async () => {
     const a = await account();
     const hook = (await a.api.post('/webhooks', { name: 'bounces', url: receiverUrl, events: ['email.bounced'] })).body.data as { id: string; secret: string };
-    // the subscriber got a campaign email first: before issue 6 the bounce was credited to it
+    // the subscriber got a campaign email first: once the bounce was credited to it
     const email = unique('ses-bounce');
     const campaign = await sendCampaignTo(s.db, a.api, a.accountId, [email]);
     const sub = { id: campaign.subscriberIds.get(email)!, email };

@@ -1,5 +1,5 @@
-// Issue 6: the automation send_email step goes "through the same renderer, transport, ledger-like accounting
-// and unsubscribe/tracking as campaigns" (DESIGN §6 tracking). End to end: a run sends into a real SMTP
+// the automation send_email step goes "through the same renderer, transport, ledger-like accounting
+// and unsubscribe/tracking as campaigns". End to end: a run sends into a real SMTP
 // sink, the test fetches the pixel and clicks the rewritten link of the parsed message, and checks the
 // redirect, the email.opened / email.clicked events (with automation_id + step, delivered to a signed
 // webhook), the automation's stats, the account's tracking switch and that tampered tokens are refused.
@@ -106,7 +106,7 @@ const TRACKED_STEPS = [
 ];
 
 describe('Automation tracking › the send_email step is tracked like a campaign email', () => {
-  test('issue 6: pixel and rewritten links in the delivered email; opening and clicking write email.opened / email.clicked with automation_id + step, a webhook gets them, stats count them', async () => {
+  test('pixel and rewritten links in the delivered email; opening and clicking write email.opened / email.clicked with automation_id + step, a webhook gets them, stats count them', async () => {
     const { accountId, api } = await account();
     const hook = (await api.post('/webhooks', { name: 'engagement', url: receiverUrl, events: ['email.opened', 'email.clicked'] })).body.data as { id: string; secret: string };
     const { auto, sub, email } = await welcome(api, TRACKED_STEPS);

@@ -1,4 +1,4 @@
-// Issue 5 "Tests": a 10,000-recipient campaign delivered over real SMTP, the sink counting exactly
+// a 10,000-recipient campaign delivered over real SMTP, the sink counting exactly
 // 10,000 distinct recipients, each once; the ledger, email.sent events and campaign.sent agree.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';

@@ -1,4 +1,4 @@
-// Issue 5 "Tests" / DESIGN §6 crash rule: the server (a real child process) is killed with SIGKILL in the
+// the server (a real child process) is killed with SIGKILL in the
 // middle of a send and started again. Nobody may get the campaign twice; rows that were in flight become
 // 'interrupted' (never re-sent); the campaign still finishes as sent with
 // recipients = sent + failed + skipped + interrupted.
@@ -10,7 +10,7 @@ import { startSink } from '../support/smtpSink.ts';
 
 const N = 1000;
 
-test('DESIGN §6 crash rule: kill -9 mid-send, restart: every recipient got the campaign at most once and the counts add up', async () => {
+test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at most once and the counts add up', async () => {
   const sink = await startSink({ parse: false, delayMs: 4 });
   after(() => sink.close());
   const server = await childServer({ SMTP_URL: sink.url, WORKER_POLL_MS: '100', SEND_BATCH_SIZE: '100', SEND_LEASE_MS: '1500', SEND_CONCURRENCY: '5', REST_RATE_LIMIT: '100000' });

@@ -1,4 +1,4 @@
-// Campaigns sent end to end (issue 5 "Tests"): the real server, a real SMTP conversation with an
+// Campaigns sent end to end: the real server, a real SMTP conversation with an
 // smtp-server sink in this process, every message parsed with mailparser.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -26,7 +26,7 @@ function toOf(sinkMsgs: Sink['messages'], domain: string) {
 }
 
 describe('Sending', () => {
-  test('DESIGN §6 rendering: personalised subject and body, HTML and text parts, bulk headers, List-Unsubscribe-Post', async () => {
+  test('rendering: personalised subject and body, HTML and text parts, bulk headers, List-Unsubscribe-Post', async () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const { groupId } = await seedAudience(s.db, accountId, 3, { domain: 'render.test' });
@@ -86,7 +86,7 @@ async function sendTo(api: ReturnType<typeof restClient>, accountId: string, dom
 }
 
 describe('Tracking and unsubscribe', () => {
-  test('DESIGN §6 tracking: links are rewritten to /t/c/, which redirects (302) to the stored URL; the pixel counts an open', async () => {
+  test('tracking: links are rewritten to /t/c/, which redirects (302) to the stored URL; the pixel counts an open', async () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const id = await sendTo(api, accountId, 'track.test', 1);
@@ -162,7 +162,7 @@ describe('Tracking and unsubscribe', () => {
 });
 
 describe('Delivery', () => {
-  test('DESIGN §4 schedule_campaign scheduled: fires by itself shortly after scheduled_at', async () => {
+  test('schedule_campaign scheduled: fires by itself shortly after scheduled_at', async () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const { groupId } = await seedAudience(s.db, accountId, 5, { domain: 'later.test' });
@@ -178,7 +178,7 @@ describe('Delivery', () => {
     assert.equal(toOf(sink.messages, 'later.test').length, 5);
   });
 
-  test('DESIGN §6: SMTP 4xx is retried with backoff and then delivered; 5xx fails at once with the reply', async () => {
+  test('SMTP 4xx is retried with backoff and then delivered; 5xx fails at once with the reply', async () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const group = await s.db.insertInto('groups').values({ account_id: accountId, name: 'Mixed' }).returning('id').executeTakeFirstOrThrow();
@@ -204,7 +204,7 @@ describe('Delivery', () => {
     assert.equal(sink.counts.get('hard1@retry.test'), undefined);
   });
 
-  test('DESIGN §4 cancel_campaign while sending: stops within one batch; nobody still queued gets mail; counts add up', async () => {
+  test('cancel_campaign while sending: stops within one batch; nobody still queued gets mail; counts add up', async () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const { groupId } = await seedAudience(s.db, accountId, 800, { domain: 'cancel.test' });

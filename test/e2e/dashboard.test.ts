@@ -1,4 +1,4 @@
-// The dashboard in a real browser (DESIGN §7: playwright-core + Debian chromium): create the owner account,
+// The dashboard in a real browser: create the owner account,
 // sign in, create an API key and read it off the page, use it on REST (test-auth names it), revoke it in
 // the page (REST then answers 401), and see the import history after a CSV upload. Screenshots go to a
 // temp dir (printed as a diagnostic) for a person to look at; they are not committed.

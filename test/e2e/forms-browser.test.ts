@@ -1,4 +1,4 @@
-// A hosted double opt-in form in a real browser (DESIGN §4 "Form"; §7: playwright-core + Debian chromium),
+// A hosted double opt-in form in a real browser,
 // with real SMTP to a sink: fill the form, submit, read the confirmation mail, open its link, and find
 // the subscriber active in the form's group. Also: a page on another origin posts to the form with
 // fetch (CORS), and the embed snippet served from another origin submits as a plain HTML form.

@@ -1,4 +1,4 @@
-// DESIGN §4 Import: "records progress after each batch so a restart resumes without duplicates".
+// Import: "records progress after each batch so a restart resumes without duplicates".
 // The real server runs as a child process; it is killed with SIGKILL mid-import and started again on
 // the same database, and the final counts must be exact: nothing lost, nothing counted twice.
 import assert from 'node:assert/strict';

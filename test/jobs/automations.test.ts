@@ -1,4 +1,4 @@
-// Issue 6 "Automations" / DESIGN §4 "Automation": runs started from the events log, steps executed
+// runs started from the events log, steps executed
 // durably, emails delivered to a real SMTP sink. AUTOMATION_TIME_SCALE=86400 turns a day into a second,
 // so the welcome series' 2-day delay takes 2 s.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The import worker (DESIGN §4 Import, STYLE §6): resumable batches, verification behind the Verifier
+// The import worker: resumable batches, verification behind the Verifier
 // interface (the http verifier against a real local service), suppressions, and the MCP rows path.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';

@@ -1,4 +1,4 @@
-// DESIGN §6: SEND_RATE_PER_SECOND is global across instances — every sender takes its tokens from one
+// SEND_RATE_PER_SECOND is global across instances — every sender takes its tokens from one
 // bucket row in the database. Two gates (two instances) drawing together get the configured rate between
 // them, not each.
 import assert from 'node:assert/strict';

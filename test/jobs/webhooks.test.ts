@@ -1,4 +1,4 @@
-// Issue 6 / DESIGN §4 "Webhook": events fan out to subscribed webhooks as signed POSTs that a receiver
+// events fan out to subscribed webhooks as signed POSTs that a receiver
 // using the standardwebhooks package verifies; retries per WEBHOOK_RETRY_SCHEDULE (shortened here), a
 // delivery log, a test event, disabling after failing too long, and one delivered event per event type.
 import assert from 'node:assert/strict';
@@ -68,7 +68,7 @@ async function setup(events: string[], path = freshPath()) {
 }
 
 describe('Webhook delivery', () => {
-  test('DESIGN §4: payload {id, event_type, created_at, account_id, data}, signed so standardwebhooks verifies it', async () => {
+  test('payload {id, event_type, created_at, account_id, data}, signed so standardwebhooks verifies it', async () => {
     const { accountId, api, path, hook } = await setup(['subscriber.created']);
     assert.match(hook.secret, /^whsec_[A-Za-z0-9+/]{32}$/, 'whsec_ + base64 of 24 bytes');
     const sub = await api.post('/subscribers', { email: 'signed@example.com', first_name: 'Ada' });
@@ -251,7 +251,7 @@ describe('Webhook REST routes (our addition)', () => {
   });
 });
 
-// ---- issue 6 §3: every event type of DESIGN §4 reaches a webhook subscribed to it ----
+// ---- every event type reaches a webhook subscribed to it ----
 // Each produced where it happens, through the real faces: REST subscribers/groups/forms/import/campaigns,
 // the public form, tracking and bounce endpoints, and an automation run. Only webhook.disabled (our own
 // addition) is recorded directly here; its real path is the disabling test above.

@@ -1,4 +1,4 @@
-// DESIGN §6 rendering, tokens and headers as pure functions: Liquid variables, HTML escaping of subscriber
+// rendering, tokens and headers as pure functions: Liquid variables, HTML escaping of subscriber
 // data, the derived text part, the appended unsubscribe footer, save-time template errors; signed tokens
 // that reject tampering and cross-purpose use; List-Unsubscribe (+ mailto) and the sender fallbacks.
 import assert from 'node:assert/strict';

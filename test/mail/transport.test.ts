@@ -1,4 +1,4 @@
-// DESIGN §6 transport: pooled SMTP from SMTP_URL (plain, no STARTTLS with ?starttls=false), DKIM signing
+// transport: pooled SMTP from SMTP_URL (plain, no STARTTLS with ?starttls=false), DKIM signing
 // when DKIM_* are set, replies classified (4xx transient, 5xx permanent with the server's text), and the
 // outbox capture without SMTP_URL (one INSERT for a whole batch with sendMany).
 import assert from 'node:assert/strict';

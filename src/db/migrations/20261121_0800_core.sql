@@ -111,7 +111,7 @@ create table subscriber_notes (
 );
 create index subscriber_notes_subscriber on subscriber_notes (subscriber_id, created_at);
 
--- Every state change writes one row here in the same transaction (DESIGN §1). Webhooks, automations,
+-- Every state change writes one row here in the same transaction. Webhooks, automations,
 -- activity and stats read it. subscriber_id ties engagement history to a subscriber; deleting the
 -- subscriber deletes that history (spec), but subscriber.deleted itself is written with subscriber_id null.
 create table events (

@@ -1,4 +1,4 @@
--- The embedded default's mailbox (DESIGN §6): without SMTP_URL every message lands here, so a fresh
+-- The embedded default's mailbox: without SMTP_URL every message lands here, so a fresh
 -- `npm start` sends end to end with nothing else installed.
 create table outbox (
   id         uuid primary key default gen_random_uuid(),

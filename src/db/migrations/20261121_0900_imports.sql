@@ -1,4 +1,4 @@
--- Bulk imports (DESIGN §4 "Import"): one row per job, its parts, and the staged CSV/MCP rows it works through.
+-- Bulk imports: one row per job, its parts, and the staged CSV/MCP rows it works through.
 -- Each part's cursor (import_parts.last_row) commits in the same transaction as the batch it covers, so a
 -- restart resumes exactly where the last commit left off.
 create table imports (

@@ -1,4 +1,4 @@
--- Segments (DESIGN §4): a named, typed rule tree over an account's subscribers. The filter is stored as
+-- Segments: a named, typed rule tree over an account's subscribers. The filter is stored as
 -- given after validation and compiled to parameterised SQL on every read (segmentFilter.ts), so counts
 -- and members are always current; nothing is materialised.
 create table segments (

@@ -1,4 +1,4 @@
--- Signup forms (DESIGN §4 "Form"), double opt-in signups waiting for confirmation, and who signed up
+-- Signup forms, double opt-in signups waiting for confirmation, and who signed up
 -- through which form (get_form_subscribers). Pending signups live here, not in subscribers, so the
 -- spec's status set and counts stay exact until the address owner confirms.
 create table forms (

@@ -1,4 +1,4 @@
--- Campaigns (DESIGN §4) and the per-recipient send ledger (DESIGN §6): the audience is frozen into
+-- Campaigns and the per-recipient send ledger: the audience is frozen into
 -- campaign_recipients when sending starts, and every row ends in exactly one terminal state, so
 -- recipients = sent + failed + skipped + interrupted (+ queued/sending while in flight).
 create table campaigns (

@@ -1,4 +1,4 @@
--- Webhooks (DESIGN §4): endpoints, one delivery row per (webhook, event) with its retry schedule, the
+-- Webhooks: endpoints, one delivery row per (webhook, event) with its retry schedule, the
 -- attempt log, and the durable cursors of the loops that read the events log (webhook fan-out here,
 -- automation triggers later).
 

@@ -1,4 +1,4 @@
--- Automations (DESIGN §4): a trigger and a tree of steps per automation, and one durable run per
+-- Automations: a trigger and a tree of steps per automation, and one durable run per
 -- (automation, subscriber, triggering event) that walks the steps: its position, its next run time and a
 -- history of what each step did. Counters on the automation are moved in the same transactions as the
 -- runs, so stats survive a subscriber's deletion (which takes the subscriber's runs with it).

@@ -1,4 +1,4 @@
--- Dashboard sign-in sessions (DESIGN §3). The cookie holds a random token; only its SHA-256 is stored,
+-- Dashboard sign-in sessions. The cookie holds a random token; only its SHA-256 is stored,
 -- so a copy of this table signs nobody in. A session is bound to one account the user is a member of;
 -- the role is read from memberships on every request, so removing a member ends their access at once.
 create table sessions (

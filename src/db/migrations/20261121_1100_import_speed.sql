@@ -1,4 +1,4 @@
--- Import speed (issue 3). Measured on one 1000-row import batch: the foreign-key checks of `events` (one
+-- Import speed. Measured on one 1000-row import batch: the foreign-key checks of `events` (one
 -- `SELECT … FOR KEY SHARE` per inserted event and key: subscribers.id and accounts.id) cost as much as the
 -- events insert itself — ~60 % of a batch on PGlite, ~27 % on PostgreSQL.
 --

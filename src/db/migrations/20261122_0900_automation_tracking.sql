@@ -1,4 +1,4 @@
--- Open and click tracking of automation emails (issue 6, DESIGN §6), the counterpart of campaign_recipients
+-- Open and click tracking of automation emails, the counterpart of campaign_recipients
 -- and campaign_links. One row per email a run's send_email step hands to the mail server: the tracking
 -- token names this row (so it identifies the automation, the run, the step and the subscriber), and opens
 -- and clicks count on it. Deleting a subscriber removes their engagement history, as for campaigns.

@@ -1,4 +1,4 @@
--- Bounces, complaints and unsubscribes of automation emails (issue 6: send_email has the same "ledger-like
+-- Bounces, complaints and unsubscribes of automation emails (send_email has the same "ledger-like
 -- accounting" as campaigns). The columns mirror campaign_recipients: a bounce or complaint report whose
 -- Message-ID names an automation email marks its row (domain/bounces.ts), the unsubscribe link of an
 -- automation email marks the subscriber's latest email of that automation (domain/unsubscribe.ts), and the

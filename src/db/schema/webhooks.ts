@@ -20,7 +20,7 @@ export interface WebhooksTable {
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
-/** What a receiver gets (DESIGN §4): the event, as it was when it happened. */
+/** What a receiver gets: the event, as it was when it happened. */
 export interface WebhookPayload {
   id: string;
   event_type: string;

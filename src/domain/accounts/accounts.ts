@@ -7,6 +7,7 @@ import type { Account } from '../../db/schema.ts';
 import { NotFound } from '../errors.ts';
 import { storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const NewAccount = z.object({
   name: storableString().trim().min(1, 'Name is required').max(200),
@@ -37,7 +38,7 @@ export interface AccountWithOwner extends Account {
 
 export async function create(db: Db, input: NewAccount, defaultLimit: number): Promise<AccountWithOwner> {
   const a = parseInput(NewAccount, input);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const account = await trx
       .insertInto('accounts')
       .values({ name: a.name, subscriber_limit: a.subscriber_limit ?? defaultLimit })

@@ -1,4 +1,4 @@
-// API keys of an account (DESIGN §3): value "mailgrove_" + 32 lowercase hex, stored only as a SHA-256 hash.
+// API keys of an account: value "mailgrove_" + 32 lowercase hex, stored only as a SHA-256 hash.
 // The raw value is returned once, by create. Revocation and expiry take effect on the next request:
 // authenticate reads the row, and the faces' key cache (auth/keyCache.ts) is told by revoke.
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,6 +1,6 @@
 // Successful API-key lookups kept in memory for a short while, so an authenticated request costs no
 // query for its key (the API bench: a GET made two round trips, the key and the subscriber; auth was half).
-// Revocation stays immediate, as DESIGN §3 asks of a cache: apiKeys.revoke drops the key from every cache
+// Revocation stays immediate, as a key cache must: apiKeys.revoke drops the key from every cache
 // in this process before it answers, and each cache polls api_keys every second for keys revoked anywhere
 // else (another instance, the CLI on PostgreSQL, plain SQL). Keys revoked in the last minutes stay on a
 // deny list, so a lookup that raced a revocation cannot put the key back. When a poll fails, the cache

@@ -1,4 +1,4 @@
-// Password hashing for built-in dashboard sign-in (DESIGN §3): scrypt from node:crypto, a random salt per
+// Password hashing for built-in dashboard sign-in: scrypt from node:crypto, a random salt per
 // password, parameters stored with the hash so they can be raised later without breaking old hashes.
 // verify() costs the same whether or not the user exists (the dummy hash), so timing does not reveal accounts.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';

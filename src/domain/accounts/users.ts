@@ -1,4 +1,4 @@
-// Dashboard users and their memberships (DESIGN §3): the first owner, password and OpenID Connect sign-in,
+// Dashboard users and their memberships: the first owner, password and OpenID Connect sign-in,
 // team members and what each role may do. A user's identity is idp_user_id: `local|<uuid>` for built-in
 // sign-in, the provider's `sub` for OIDC. Roles live in memberships, per account.
 import { randomUUID } from 'node:crypto';
@@ -10,6 +10,7 @@ import type { MembershipsTable } from '../../db/schema.ts';
 import { Conflict, NotFound, StateConflict, Validation } from '../errors.ts';
 import { Email } from '../subscribers/subscribers.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export type Role = MembershipsTable['role'];
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const satisfies readonly Role[];
@@ -60,7 +61,7 @@ async function createFirstUser(
   u: { account_name: string; email: string; name: string | null; idp_user_id: string; password_hash: string | null },
   defaultLimit: number,
 ): Promise<{ user: User; accountId: string }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // two first visits at once: the lock makes the second one see the first one's user and stop
     await sql`select pg_advisory_xact_lock(hashtext('mailgrove.first_owner'))`.execute(trx);
     if (await hasUsers(trx)) throw new Conflict('The owner account already exists; sign in instead');
@@ -174,7 +175,7 @@ export function listMembers(db: Db, accountId: string): Promise<Member[]> {
 export async function addMember(db: Db, accountId: string, input: NewMember): Promise<Member> {
   const m = parseInput(NewMember, input);
   const passwordHash = m.password ? await password.hash(m.password) : null;
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const existing = await trx.selectFrom('users').select(USER_COLUMNS).where((eb) => eb(eb.fn('lower', ['email']), '=', m.email.toLowerCase())).executeTakeFirst();
     const user =
       existing ??
@@ -196,7 +197,7 @@ export async function addMember(db: Db, accountId: string, input: NewMember): Pr
 
 /** Removes a member (their sessions for this account stop working on the next request). Never the last owner. */
 export async function removeMember(db: Db, accountId: string, userId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const owners = await trx.selectFrom('memberships').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').forUpdate().execute();
     if (owners.length === 1 && owners[0]!.user_id === userId) throw new StateConflict('The last owner cannot be removed');
     const removed = await trx.deleteFrom('memberships').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst();

@@ -1,4 +1,4 @@
-// Automations of one account (DESIGN §4): create, get, list, update, enable/disable, remove, activity.
+// Automations of one account: create, get, list, update, enable/disable, remove, activity.
 // A trigger and steps are validated against the account's data before they are saved (automationSteps);
 // disabling or deleting cancels the runs in progress. Runs themselves are moved by automationRuns.ts.
 // Every query filters by accountId; another account's id reads as not found.
@@ -11,6 +11,7 @@ import * as automationEmails from './emails.ts';
 import { checkDefinition, stepAt, Steps, Trigger, type Step } from './steps.ts';
 import { NotFound, StateConflict } from '../errors.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const NOT_FOUND = 'Automation not found';
 export const RUN_STATUSES = ['active', 'completed', 'canceled', 'failed'] as const satisfies readonly RunStatus[];
@@ -29,7 +30,7 @@ export type NewAutomation = z.input<typeof NewAutomation>;
 export const AutomationUpdate = z.object({ name: Name.optional(), enabled: Enabled.optional(), trigger: Trigger.optional(), steps: Steps.optional() });
 export type AutomationUpdate = z.input<typeof AutomationUpdate>;
 
-/** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
+/** REST query strings and MCP arguments alike; per_page above 100 is clamped. */
 export const ListQuery = PageQuery;
 export type ListQuery = z.input<typeof ListQuery>;
 
@@ -140,7 +141,7 @@ export async function update(db: Db, accountId: string, id: string, input: Autom
   const u = parseInput(AutomationUpdate, input);
   const redefines = u.trigger !== undefined || u.steps !== undefined;
   const checked = redefines ? await checkDefinition(db, accountId, u.trigger, u.steps) : {};
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await trx.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!row) throw new NotFound(NOT_FOUND);
     if (redefines && row.enabled && u.enabled !== false) throw new StateConflict('Disable the automation before changing its trigger or steps');

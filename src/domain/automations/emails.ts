@@ -1,6 +1,6 @@
 // The emails that automation runs send, as tracked rows (automation_emails, one per run and step) and the
 // link sets of their templates (automation_links): what a send_email step needs to carry the same open
-// pixel and click redirects as campaign emails (DESIGN §6), and what automation stats read off them.
+// pixel and click redirects as campaign emails, and what automation stats read off them.
 // Rows are written in the run's own transactions (automationRuns.ts); engagement.ts counts opens and clicks,
 // bounces.ts bounces and complaints, unsubscribe.ts unsubscribes, on the same rows.
 import { createHash } from 'node:crypto';

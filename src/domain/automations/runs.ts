@@ -21,6 +21,7 @@ import { recordEvent } from '../events/log.ts';
 import * as fields from '../subscribers/fields.ts';
 import { whereMatches } from '../segments/filter.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
+import { inTransaction } from '../transaction.ts';
 
 export interface RunDeps {
   db: Db;
@@ -63,10 +64,10 @@ export async function advance(deps: RunDeps, runId: string): Promise<void> {
 }
 
 async function turn(deps: RunDeps, runId: string): Promise<Turn> {
-  const plan = await deps.db.transaction().execute((trx) => prepareStep(trx, deps.config, runId));
+  const plan = await inTransaction(deps.db, (trx) => prepareStep(trx, deps.config, runId));
   if (typeof plan === 'string') return plan;
   const result = await send(deps, plan); // network: outside any transaction
-  return deps.db.transaction().execute((trx) => recordSend(trx, deps.config, plan, result));
+  return inTransaction(deps.db, (trx) => recordSend(trx, deps.config, plan, result));
 }
 
 /** One step in one transaction; for send_email only the 'sending' mark, returning what to send. */
@@ -108,7 +109,7 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
       return moveTo(trx, run, automation, branchPath(steps, path, branch), { step: path, type: 'condition', result: branch });
     }
     case 'send_email': {
-      // DESIGN §4: an unsubscribed, bounced or complained subscriber's run stops before the next email
+      // an unsubscribed, bounced or complained subscriber's run stops before the next email
       if (sub.status !== 'active') return stop(trx, run, 'canceled', { step: path, type: 'send_email', result: 'canceled', reason: `subscriber ${sub.status}` });
       const account = await trx.selectFrom('accounts').selectAll().where('id', '=', run.account_id).executeTakeFirstOrThrow();
       const messageId = newMessageId(config);

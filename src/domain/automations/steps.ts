@@ -1,4 +1,4 @@
-// What an automation is made of (DESIGN §4): its trigger and its tree of steps, as zod schemas; the
+// What an automation is made of: its trigger and its tree of steps, as zod schemas; the
 // checks that need the account's data (groups, forms, campaigns, fields, templates, segment filters);
 // and step paths ("0", "2.then.1") that say where a run stands in the tree.
 import { z } from 'zod';

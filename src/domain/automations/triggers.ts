@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { FeedBatch } from '../events/feed.ts';
+import { inTransaction } from '../transaction.ts';
 
 const STARTED = JSON.stringify([{ type: 'run', result: 'started' }]);
 
@@ -71,7 +72,7 @@ export async function scanAnniversaries(db: Db): Promise<number> {
      where a.enabled and a.trigger->>'type' = 'date_anniversary'
        and (a.scanned_on is null or a.scanned_on < (now() at time zone acc.timezone)::date)`.execute(db);
   let total = 0;
-  for (const { id, today } of due.rows) total += await db.transaction().execute((trx) => scanOne(trx, id, today));
+  for (const { id, today } of due.rows) total += await inTransaction(db, (trx) => scanOne(trx, id, today));
   return total;
 }
 

@@ -1,4 +1,4 @@
-// Campaigns of one account (DESIGN §4): create, get, list, update, remove, schedule, cancel, preview.
+// Campaigns of one account: create, get, list, update, remove, schedule, cancel, preview.
 // Owns the state machine draft → scheduled → sending → sent, with cancel (scheduled → draft,
 // sending → cancelled). Templates are compiled on every save and schedule, so Liquid errors are
 // Validation errors here and never failures mid-send. Starting a send freezes the audience (ledger.ts).
@@ -15,6 +15,7 @@ import { NotFound, StateConflict, Validation, type FieldErrors } from '../errors
 import * as ledger from './ledger.ts';
 import { checkGroups, Email } from '../subscribers/subscribers.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'cancelled'] as const satisfies readonly CampaignStatus[];
 export const NOT_FOUND = 'Campaign not found';
@@ -62,7 +63,7 @@ export type Campaign = Omit<CampaignRow, 'account_id'> & { stats: campaignStats.
 export async function create(db: Db, accountId: string, input: NewCampaign): Promise<Campaign> {
   const a = parseInput(NewCampaign, input);
   checkTemplates(a);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const group_ids = await checkGroups(trx, accountId, a.group_ids ?? []);
     const segment_ids = await ledger.checkSegments(trx, accountId, a.segment_ids ?? []);
     const row = await trx
@@ -90,7 +91,7 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
 
 export async function update(db: Db, accountId: string, id: string, input: CampaignUpdate): Promise<Campaign> {
   const u = parseInput(CampaignUpdate, input);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const before = await find(trx, accountId, id, true);
     if (before.status !== 'draft') throw new StateConflict('Only draft campaigns can be updated');
     checkTemplates({ ...before, ...u });
@@ -108,7 +109,7 @@ export async function update(db: Db, accountId: string, id: string, input: Campa
 }
 
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const row = await find(trx, accountId, id, true);
     // the ledger goes with the campaign; deleting mid-send would erase who already got it
     if (row.status === 'sending') throw new StateConflict('Campaign is sending and cannot be deleted; cancel it first');
@@ -122,7 +123,7 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
  */
 export async function schedule(db: Db, config: Config, accountId: string, id: string, input: ScheduleInput): Promise<Campaign> {
   const s = parseInput(ScheduleInput, input);
-  const row = await db.transaction().execute(async (trx) => {
+  const row = await inTransaction(db, async (trx) => {
     const c = await find(trx, accountId, id, true);
     if (c.status === 'scheduled') throw new StateConflict('Campaign is already scheduled');
     if (c.status !== 'draft') throw new StateConflict('Only draft campaigns can be scheduled');
@@ -145,7 +146,7 @@ export async function schedule(db: Db, config: Config, accountId: string, id: st
 
 /** scheduled → draft; sending → cancelled (everyone still queued is skipped, in the same transaction). */
 export async function cancel(db: Db, accountId: string, id: string): Promise<Campaign> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const c = await find(trx, accountId, id, true);
     if (c.status === 'scheduled') {
       await trx.updateTable('campaigns').set({ status: 'draft', delivery: null, scheduled_at: null, updated_at: new Date() }).where('id', '=', id).execute();
@@ -234,7 +235,7 @@ function checkReady(config: Config, c: CampaignRow): void {
 export async function startDue(db: Db, secret: string, limit = 10): Promise<string[]> {
   const started: string[] = [];
   for (let i = 0; i < limit; i++) {
-    const id = await db.transaction().execute(async (trx) => {
+    const id = await inTransaction(db, async (trx) => {
       const c = await trx
         .selectFrom('campaigns')
         .selectAll()

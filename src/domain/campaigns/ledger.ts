@@ -1,4 +1,4 @@
-// The per-recipient send ledger (DESIGN §6): freezing a campaign's audience, and the claim/record/recover
+// The per-recipient send ledger: freezing a campaign's audience, and the claim/record/recover
 // steps the send workers run. At most once: rows are claimed as 'sending' and committed BEFORE any SMTP
 // call; a row found in 'sending' whose worker is gone becomes 'interrupted' and is never sent again.
 // Every step is one set-based statement per batch, never a query per recipient.
@@ -10,6 +10,7 @@ import * as campaignStats from './stats.ts';
 import { recordEvent } from '../events/log.ts';
 import * as segments from '../segments/segments.ts';
 import { hashEmail } from '../subscribers/suppressions.ts';
+import { inTransaction } from '../transaction.ts';
 
 /** Checks that every id is a segment of this account (Validation otherwise); returns them lower-cased. */
 export async function checkSegments(db: Db, accountId: string, ids: string[]): Promise<string[]> {
@@ -161,7 +162,7 @@ export async function record(db: Db, workerId: string, outcomes: Outcome[]): Pro
  * campaign.sent with its stats — once, whichever worker gets here first.
  */
 export async function finishIfDone(db: Db, campaignId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const done = await trx
       .updateTable('campaigns')
       .set({ status: 'sent', finished_at: new Date(), updated_at: new Date() })

@@ -1,4 +1,4 @@
-// The captured mail of an account (DESIGN §6): without SMTP_URL the transport writes every message to the
+// The captured mail of an account: without SMTP_URL the transport writes every message to the
 // outbox table; the dashboard reads it here, newest first, always scoped by account.
 import type { Db } from '../../db/client.ts';
 import { NotFound } from '../errors.ts';

@@ -1,4 +1,4 @@
-// What the ledger says about campaigns: stats (DESIGN §4 `stats`) and the per-recipient list behind
+// What the ledger says about campaigns: stats and the per-recipient list behind
 // get_campaign_subscribers. Both are read from campaign_recipients, whose rows the send workers, the
 // tracking routes, unsubscribe and bounce processing keep current — one aggregate per call, no counters.
 import { sql } from 'kysely';
@@ -17,7 +17,7 @@ export interface Stats {
   unsubscribes: number;
   bounces: number;
   complaints: number;
-  /** beyond DESIGN's list, so that recipients = sent + failed + skipped + interrupted + pending always reads off */
+  /** beyond the spec's list, so that recipients = sent + failed + skipped + interrupted + pending always reads off */
   skipped: number;
   interrupted: number;
   pending: number;

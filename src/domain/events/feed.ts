@@ -20,6 +20,7 @@
 // the event became visible is never passed over; gap handling is the same for every event, wanted or not.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { inTransaction } from '../transaction.ts';
 
 export interface FeedEvent {
   id: string;
@@ -130,7 +131,7 @@ export class EventFeed {
     }
     const toSeq = accepted.at(-1)!.seq;
     try {
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         const events = this.options.seqsOnly ? [] : accepted.map(({ wanted: _, ...e }) => e as FeedEvent);
         await handle(trx, { events, fromSeq: cursor, toSeq });
         const moved = await trx

@@ -1,4 +1,4 @@
-// Event types (DESIGN §4 webhook events) and recordEvent, the one way a state change is logged.
+// Event types and recordEvent, the one way a state change is logged.
 // Call it with the transaction that makes the change, so the event commits or rolls back with it.
 import type { Db } from '../../db/client.ts';
 
@@ -19,7 +19,7 @@ export const EVENT_TYPES = [
   'form.submitted',
   'import.completed',
   'automation.completed',
-  // not in DESIGN §4's list: tells other webhooks that one was disabled after failing for 5 days (issue 6)
+  // not in the list of event types: tells other webhooks that one was disabled after failing for 5 days
   'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

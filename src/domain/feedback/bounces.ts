@@ -1,7 +1,7 @@
-// Applying bounce and complaint reports to an account (DESIGN §6): a hard bounce makes the subscriber
+// Applying bounce and complaint reports to an account: a hard bounce makes the subscriber
 // `bounced` (subscriber.bounced + email.bounced), a complaint `complained` (subscriber.complained), a soft
 // bounce is only counted; each lands on the row of the email it is about — a campaign's ledger row or an
-// automation email (automation_emails, issue 6) — so campaign and automation stats include it, and the
+// automation email (automation_emails) — so campaign and automation stats include it, and the
 // events name where the email came from: {campaign_id} or {automation_id, step, run_id}.
 // Providers retry their webhooks: a repeated report changes nothing and writes no second event.
 import { sql } from 'kysely';
@@ -11,6 +11,7 @@ import type { BounceReport, Provider } from '../../mail/bounceFormats.ts';
 import { NotFound } from '../errors.ts';
 import { recordEvents, type EventInput } from '../events/log.ts';
 import { publicView } from '../subscribers/subscribers.ts';
+import { inTransaction } from '../transaction.ts';
 
 export interface Outcome {
   received: number;
@@ -36,7 +37,7 @@ export async function recordConfirmation(db: Db, accountId: string, provider: Pr
 export async function apply(db: Db, accountId: string, provider: Provider, reports: BounceReport[]): Promise<Outcome> {
   const outcome: Outcome = { received: reports.length, hard: 0, soft: 0, complaints: 0, unknown: 0 };
   if (reports.length === 0) return outcome;
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const events: EventInput[] = [];
     for (const r of reports) {
       const sub = await trx

@@ -1,4 +1,4 @@
-// Opens and clicks of tracked emails (DESIGN §6 tracking), campaign and automation emails alike. Each one
+// Opens and clicks of tracked emails, campaign and automation emails alike. Each one
 // counts on the email's own row (campaign_recipients or automation_emails: opens/clicks, first
 // opened_at/clicked_at, which the stats read) and writes email.opened / email.clicked with subscriber_id
 // set, naming where the email came from: {campaign_id} or {automation_id, step, run_id}. Segments and the
@@ -8,6 +8,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { TrackTarget } from '../../mail/tracking.ts';
 import { recordEvent } from '../events/log.ts';
+import { inTransaction } from '../transaction.ts';
 
 type Changes = RawBuilder<unknown>;
 // the two fixed SET lists; never user input. A click also counts as an open when none was seen
@@ -25,7 +26,7 @@ interface Touched {
 }
 
 export async function recordOpen(db: Db, t: TrackTarget): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await touch(trx, t, OPEN);
     if (!row) return false;
     await recordEvent(trx, row.account_id, 'email.opened', eventData(row), row.subscriber_id);
@@ -35,7 +36,7 @@ export async function recordOpen(db: Db, t: TrackTarget): Promise<boolean> {
 
 /** The stored URL of link `link` of the email (undefined: no such link), after counting the click. */
 export async function recordClick(db: Db, t: TrackTarget, link: number): Promise<string | undefined> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const url = await storedLink(trx, t, link);
     if (url === undefined) return undefined;
     const row = await touch(trx, t, CLICK);

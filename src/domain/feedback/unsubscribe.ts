@@ -7,6 +7,7 @@ import type { UnsubscribeToken } from '../../mail/unsubscribe.ts';
 import { NotFound } from '../errors.ts';
 import { recordEvents } from '../events/log.ts';
 import { publicView } from '../subscribers/subscribers.ts';
+import { inTransaction } from '../transaction.ts';
 
 export interface LinkTarget {
   email: string;
@@ -28,7 +29,7 @@ export async function describe(db: Db, t: UnsubscribeToken): Promise<LinkTarget>
 }
 
 export async function unsubscribe(db: Db, t: UnsubscribeToken): Promise<{ email: string; changed: boolean }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', t.account_id).where('id', '=', t.subscriber_id).forUpdate().executeTakeFirst();
     if (!before) throw new NotFound('Subscriber not found');
     // a complaint is the stronger signal and stays; unsubscribed already is a repeat

@@ -1,5 +1,5 @@
 // Signup forms of one account: create, get, list, update, remove, and who signed up through each
-// (DESIGN §4 "Form"). Fields are the subscriber's own (email, always required, first_name, last_name,
+// Fields are the subscriber's own (email, always required, first_name, last_name,
 // phone) or the account's custom fields. Public submission and double opt-in live in signups.ts.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';

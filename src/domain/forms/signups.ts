@@ -1,4 +1,4 @@
-// Public signups through a form (DESIGN §4 "Form"): the honeypot, field validation, and either a direct
+// Public signups through a form: the honeypot, field validation, and either a direct
 // subscribe (source 'form') or a double opt-in signup kept in pending_signups until its signed link
 // /f/confirm/{token} (7 days) is opened. Mail goes out after the transaction commits, never inside it.
 // Without double opt-in an existing subscriber's status is left alone (anyone can type an address);
@@ -16,6 +16,7 @@ import { escapeHtml, HONEYPOT } from './markup.ts';
 import { BUILT_IN_FIELDS, type FormRow } from './forms.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { toFieldErrors } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const CONFIRM_TTL_MS = 7 * 86_400_000;
 /** a second submission of the same address within this time does not mail it again (mail-bombing guard) */
@@ -61,7 +62,7 @@ export async function submit(db: Db, mail: { transport: MailTransport; config: M
   const groups = [...(await repo.liveGroupIds(db, form.account_id, form.group_ids))];
   if (!form.double_opt_in) {
     const { subscriber } = await subscribers.upsertByEmail(db, form.account_id, { ...input, groups }, 'form');
-    await db.transaction().execute(async (trx) => {
+    await inTransaction(db, async (trx) => {
       await repo.recordSignup(trx, form.account_id, form.id, subscriber.id);
       await repo.countSubmission(trx, form.account_id, form.id);
       await recordEvent(trx, form.account_id, 'form.submitted', { form: { id: form.id, name: form.name }, subscriber: { id: subscriber.id, email: subscriber.email } }, subscriber.id);
@@ -69,7 +70,7 @@ export async function submit(db: Db, mail: { transport: MailTransport; config: M
     return { status: 'subscribed', form, subscriberId: subscriber.id };
   }
   const { email, ...data } = input;
-  const pending = await db.transaction().execute(async (trx) => {
+  const pending = await inTransaction(db, async (trx) => {
     await repo.purgeExpired(trx, form.id);
     await repo.countSubmission(trx, form.account_id, form.id);
     return repo.upsertPending(trx, { accountId: form.account_id, formId: form.id, email, data, expiresAt: new Date(Date.now() + CONFIRM_TTL_MS) });
@@ -100,7 +101,7 @@ export async function confirm(db: Db, config: Pick<Config, 'secret'>, token: str
     { email: signup.email, ...signup.data, custom_fields: stillDefined(types, signup.data.custom_fields), status: 'active', groups },
     'form',
   );
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     if (!(await repo.markConfirmed(trx, signup.id, subscriber.id))) return; // a concurrent click counted it
     await repo.recordSignup(trx, form.account_id, form.id, subscriber.id);
     await repo.countConfirmation(trx, form.account_id, form.id);

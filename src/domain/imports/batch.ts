@@ -1,4 +1,4 @@
-// The import job's work, one batch at a time (DESIGN §4, STYLE §6). Network checks (verification) and
+// The import job's work, one batch at a time. Network checks (verification) and
 // suppression hashes happen before the transaction; inside it, the batch's part is claimed and its cursor
 // read, the batch upserted set-based, and counts, errors and cursor committed together. Addresses are
 // deduplicated before the job starts, so parts never touch the same subscriber and can run at once.
@@ -9,6 +9,7 @@ import type { ImportError } from '../../db/schema/imports.ts';
 import { recordEvent } from '../events/log.ts';
 import * as suppressions from '../subscribers/suppressions.ts';
 import type { Verifier } from './verify/index.ts';
+import { inTransaction } from '../transaction.ts';
 
 /** spec "Import batch size": rows per worker transaction */
 export const BATCH = 1000;
@@ -39,7 +40,7 @@ export async function runBatch(db: Db, deps: WorkerDeps, importId: string, runne
   const to = Math.min(from + BATCH, part.end_row);
   const skips = await rowsToSkip(db, deps, plan.account_id, importId, from, to, plan);
 
-  const ran = await db.transaction().execute(async (trx) => {
+  const ran = await inTransaction(db, async (trx) => {
     // one statement: claim the part (while its cursor is at `from`), the batch's subscribers, memberships and
     // events, its cursor, and the job row's counts and first errors (that row last: runners of other parts wait
     // for its lock only until this commit)
@@ -65,7 +66,7 @@ const uuids = (n: number) => Array.from({ length: n }, () => randomUUID());
 
 /** Completes the job once every part is done (one runner does it; the others find it ended). */
 async function finishIfDone(db: Db, importId: string): Promise<false> {
-  const finished = await db.transaction().execute(async (trx) => {
+  const finished = await inTransaction(db, async (trx) => {
     const job = await repo.lock(trx, importId);
     if (!job || job.status !== 'processing') return false;
     if ((await repo.openParts(trx, importId)).length > 0) return false;
@@ -85,7 +86,7 @@ async function afterEnd(db: Db, importId: string): Promise<void> {
 
 /** Ends a job that cannot go on (retries exhausted), with the reason, and writes import.completed. */
 export async function fail(db: Db, importId: string, reason: string): Promise<void> {
-  const done = await db.transaction().execute(async (trx) => {
+  const done = await inTransaction(db, async (trx) => {
     const job = await repo.lock(trx, importId);
     if (!job || job.status !== 'processing') return undefined;
     const row = await repo.finish(trx, importId, { status: 'failed', failure_reason: reason });

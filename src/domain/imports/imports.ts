@@ -1,4 +1,4 @@
-// Bulk imports of one account (DESIGN §4 "Import"): stage the rows, check the plan limit, start the job,
+// Bulk imports of one account: stage the rows, check the plan limit, start the job,
 // then move staged rows into subscribers 1000 at a time. The job row holds all state: each batch commits
 // its subscribers, events, counts and the cursor together, so a crash loses nothing and counts nothing twice.
 import type { Readable } from 'node:stream';
@@ -13,6 +13,7 @@ import { BATCH } from './batch.ts';
 import { CHUNK, stageCsv, toStaged, type InputRow, type StageResult } from './csv.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const MAX_ROWS_PER_CALL = 50_000;
 
@@ -143,7 +144,7 @@ export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: s
   try {
     // a string is the multipart field's JSON text
     const groups = await subscribers.checkGroups(db, accountId, Array.isArray(groupIds) ? groupIds : parseGroupIds(groupIds));
-    row = await db.transaction().execute(async (trx) => {
+    row = await inTransaction(db, async (trx) => {
       const { count, limit } = await subscriberRepo.lockAndCount(trx, accountId);
       const reserved = await repo.reservedByOthers(trx, accountId, importId);
       // one pass over the staged rows: duplicates marked (the last row wins) and new addresses counted

@@ -1,4 +1,4 @@
-// The segment rule tree (DESIGN §4) and its compilation to a parameterised WHERE on `subscribers`.
+// The segment rule tree and its compilation to a parameterised WHERE on `subscribers`.
 // Never raw SQL from users: fields and operators come from whitelists, values are bound parameters.
 // CONTRACT (used by campaigns' audience and automations' condition step):
 //   SegmentFilter             zod schema of {match:'all'|'any', rules:[rule|group…]} (structure + every check

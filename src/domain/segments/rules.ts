@@ -1,4 +1,4 @@
-// Which operators each segment field takes and which values they need (DESIGN §4 "Segment").
+// Which operators each segment field takes and which values they need.
 // checkRules walks a structurally valid filter and names every problem by its path, so faces can say
 // "rules.0.operator: Operator gt is not valid for field email". Also enforces the depth and size limits.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// Segments of one account: create, get, list, update, remove, and their members (DESIGN §4 "Segment").
+// Segments of one account: create, get, list, update, remove, and their members.
 // A segment is a name and a validated rule tree; counts and members are computed from the filter on
 // every read, so they are never stale. Every function filters by accountId.
 import { z } from 'zod';

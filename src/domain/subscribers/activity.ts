@@ -1,4 +1,4 @@
-// get_subscriber_activity: one subscriber's history read from the event log (DESIGN §1 "event log as the
+// get_subscriber_activity: one subscriber's history read from the event log ("event log as the
 // spine"), newest first. The events_subscriber index (subscriber_id, created_at desc) serves the page.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';

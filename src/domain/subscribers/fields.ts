@@ -7,6 +7,7 @@ import type { FieldRow } from '../../db/schema.ts';
 import { Conflict, NotFound, Validation, type FieldErrors } from '../errors.ts';
 import { isStorable, NOT_STORABLE, storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const FIELD_TYPES = ['text', 'number', 'date', 'boolean'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -53,7 +54,7 @@ export async function create(db: Db, accountId: string, input: NewField): Promis
 }
 
 export async function remove(db: Db, accountId: string, fieldId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const field = await trx.deleteFrom('fields').where('account_id', '=', accountId).where('id', '=', fieldId).returning('key').executeTakeFirst();
     if (!field) throw new NotFound('Field not found');
     // the values go with their definition, so a re-created field of another type starts clean

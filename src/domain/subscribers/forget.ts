@@ -1,4 +1,4 @@
-// forget_subscriber (DESIGN §4): delete the subscriber, erase the address from every area that copied it
+// forget_subscriber: delete the subscriber, erase the address from every area that copied it
 // (ERASERS: send ledger, webhook payload log, import rows, pending signups, automation runs; plus the
 // outbox and old event payloads here), and keep only a salted hash in suppressions. One transaction:
 // either the address is gone everywhere or nothing changed.
@@ -8,9 +8,10 @@ import { ERASERS } from './erasers/index.ts';
 import { NotFound } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
 import * as suppressions from './suppressions.ts';
+import { inTransaction } from '../transaction.ts';
 
 export async function forgetSubscriber(db: Db, secret: string, accountId: string, subscriberId: string): Promise<{ id: string; forgotten: true }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const sub = await trx
       .selectFrom('subscribers')
       .select(['id', 'email'])
@@ -37,7 +38,7 @@ export async function forgetSubscriber(db: Db, secret: string, accountId: string
   });
 }
 
-// captured mail (DESIGN §6) to this address: to_addr is "Name <email>" or the bare address
+// captured mail to this address: to_addr is "Name <email>" or the bare address
 async function eraseOutbox(trx: Db, accountId: string, email: string): Promise<void> {
   const lower = email.trim().toLowerCase();
   await trx

@@ -12,6 +12,7 @@ import type { InputRow } from '../imports/csv.ts';
 import * as imports from '../imports/imports.ts';
 import * as subscribers from './subscribers.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const GroupName = z
   .string({ error: 'Name is required' })
@@ -68,7 +69,7 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
 
 export async function update(db: Db, accountId: string, id: string, input: GroupUpdate): Promise<Group> {
   const { name } = parseInput(GroupUpdate, input);
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     if (!(await repo.lock(trx, accountId, id))) throw new NotFound(NOT_FOUND);
     if (await repo.nameTaken(trx, accountId, name, id)) throw new Conflict(NAME_TAKEN);
     await repo.rename(trx, accountId, id, name);
@@ -97,7 +98,7 @@ export interface MembershipChange {
 
 /** Adds one subscriber to one group; adding an existing member changes nothing (added: false). */
 export async function assign(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<MembershipChange & { added: boolean }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const { sub, group } = await both(trx, accountId, groupId, subscriberId);
     const already = await repo.isMember(trx, accountId, group.id, sub.id);
     if (!already) await subscribers.joinGroups(trx, accountId, sub, [group.id]);
@@ -107,7 +108,7 @@ export async function assign(db: Db, accountId: string, groupId: string, subscri
 
 /** Removes one subscriber from one group; a non-member is left as is (removed: false). */
 export async function unassign(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<MembershipChange & { removed: boolean }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const { sub, group } = await both(trx, accountId, groupId, subscriberId);
     const removed = await subscriberRepo.removeFromGroups(trx, accountId, sub.id, [group.id]);
     const change = { subscriber: { id: sub.id, email: sub.email }, group };

@@ -1,4 +1,4 @@
-// Notes on a subscriber (DESIGN §4: `{id, content, created_at}`, added from the dashboard).
+// Notes on a subscriber.
 // getFull in subscribers.ts reads them; this module writes them, always inside the subscriber's account.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';

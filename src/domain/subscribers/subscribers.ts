@@ -11,6 +11,7 @@ import { recordEvent, recordEvents, type EventInput } from '../events/log.ts';
 import * as fields from './fields.ts';
 import { storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
+import { inTransaction } from '../transaction.ts';
 
 export const STATUSES = ['active', 'unsubscribed', 'bounced', 'complained'] as const satisfies readonly SubscriberStatus[];
 export type { SubscriberStatus };
@@ -54,7 +55,7 @@ export type SubscriberUpdate = z.input<typeof SubscriberUpdate>;
 
 export const ListQuery = z.object({
   page: z.coerce.number({ error: 'Page must be a positive integer' }).int('Page must be a positive integer').min(1, 'Page must be a positive integer').default(1),
-  // DESIGN §4 REST list: larger values are clamped to 100, not rejected
+  // REST list: larger values are clamped to 100, not rejected
   per_page: z.coerce
     .number({ error: 'per_page must be a positive integer' })
     .int('per_page must be a positive integer')
@@ -83,7 +84,7 @@ export function publicView(s: SubscriberRow) {
 
 export async function create(db: Db, accountId: string, input: NewSubscriber, source: Source = 'api'): Promise<Subscriber> {
   const a = parseInput(NewSubscriber, input);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     // FOR UPDATE on the account row: two concurrent creates at limit-1 must not both get through
     const { count, limit } = await repo.lockAndCount(trx, accountId);
     if (count >= limit) throw new LimitExceeded('Subscriber limit reached', { current_count: count, limit });
@@ -143,7 +144,7 @@ export async function list(db: Db, accountId: string, query: ListQuery) {
 
 export async function update(db: Db, accountId: string, id: string, input: SubscriberUpdate): Promise<Subscriber> {
   const u = parseInput(SubscriberUpdate, input);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!before) throw new NotFound('Subscriber not found');
     const after = await applyChanges(trx, accountId, before, u);
@@ -177,7 +178,7 @@ async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u
 }
 
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     // memberships and notes go with the row (ON DELETE CASCADE), its events through the AFTER DELETE trigger (migration 1100)
     const row = await trx.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
     if (!row) throw new NotFound('Subscriber not found');
@@ -212,12 +213,12 @@ export const UpsertSubscriber = z.object({
 export type UpsertSubscriber = z.input<typeof UpsertSubscriber>;
 
 /**
- * MCP add_subscriber (DESIGN §4): new email → created (plan limit applies); existing → only the given
+ * MCP add_subscriber: new email → created (plan limit applies); existing → only the given
  * fields change, custom_fields merge, groups are added (never removed).
  */
 export async function upsertByEmail(db: Db, accountId: string, input: UpsertSubscriber, source: Source = 'mcp'): Promise<{ subscriber: Subscriber; created: boolean }> {
   const a = parseInput(UpsertSubscriber, input);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const { count, limit } = await repo.lockAndCount(trx, accountId);
     const existing = await repo.findByEmail(trx, accountId, a.email);
     const groupIds = await checkGroups(trx, accountId, a.groups ?? []);

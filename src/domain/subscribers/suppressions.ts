@@ -1,4 +1,4 @@
-// Addresses an account has asked us to forget (forget_subscriber, DESIGN §4), kept only as a salted hash:
+// Addresses an account has asked us to forget, kept only as a salted hash:
 // HMAC-SHA256(config.secret, lower(trim(email))). Imports and campaign audiences check it so a forgotten
 // address is not silently re-added or mailed; an explicit add through the API is still allowed.
 import { createHmac } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Webhook delivery (DESIGN §4): fan-out of events to deliveries, Standard Webhooks signing, one attempt
+// Webhook delivery: fan-out of events to deliveries, Standard Webhooks signing, one attempt
 // per claim, and the retry schedule. At-least-once: a delivery row exists per (webhook, event) before
 // anything is sent, and is only finished after the receiver answered; `webhook-id` is the same on every
 // retry so receivers can drop duplicates. No network I/O happens inside a transaction.
@@ -10,6 +10,7 @@ import type { DeliveryStatus, WebhookPayload } from '../../db/schema/webhooks.ts
 import type { FeedBatch } from '../events/feed.ts';
 import { recordEvent } from '../events/log.ts';
 import { post, type PostResult } from './target.ts';
+import { inTransaction } from '../transaction.ts';
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret's base64 part (Standard Webhooks). */
 export function sign(secret: string, msgId: string, timestamp: number, body: string): string {
@@ -106,7 +107,7 @@ export async function recordAttempt(db: Db, config: Config, d: Pick<Claimed, 'id
   const now = new Date();
   const retryIn = !r.ok && !d.is_test ? schedule[n - 1] : undefined;
   const status: DeliveryStatus = r.ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed';
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const delivery = await trx
       .updateTable('webhook_deliveries')
       .set({

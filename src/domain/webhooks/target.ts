@@ -1,4 +1,4 @@
-// Where a webhook may point and how one POST to it is made (DESIGN §4 SSRF rule).
+// Where a webhook may point and how one POST to it is made.
 // http(s) only; every address the host resolves to must be public unless ALLOW_PRIVATE_WEBHOOK_URLS.
 // The check runs when a URL is saved and again inside the connection's own DNS lookup at delivery time,
 // so a name that is re-pointed at 127.0.0.1 after it was saved (DNS rebinding) is still refused.

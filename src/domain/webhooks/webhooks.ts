@@ -1,4 +1,4 @@
-// Webhooks of one account (DESIGN §4): create, get, list, update, remove, the delivery log, a test event.
+// Webhooks of one account: create, get, list, update, remove, the delivery log, a test event.
 // URLs pass the SSRF rule before they are saved (webhookTarget); the secret is generated here and shown
 // only by create and get. Every query filters by accountId; another account's id reads as not found.
 import { randomBytes } from 'node:crypto';
@@ -42,7 +42,7 @@ export type WebhookUpdate = z.input<typeof WebhookUpdate>;
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
-/** REST query strings and MCP arguments alike; per_page above 100 is clamped (DESIGN §4). */
+/** REST query strings and MCP arguments alike; per_page above 100 is clamped. */
 export const ListQuery = PageQuery;
 export type ListQuery = z.input<typeof ListQuery>;
 

@@ -1,4 +1,4 @@
-// /admin/v1: operator API (DESIGN §3), behind MAILGROVE_ADMIN_TOKEN; off (404) when the token is unset.
+// /admin/v1: operator API, behind MAILGROVE_ADMIN_TOKEN; off (404) when the token is unset.
 // Same envelope as REST. The CLI talks to a running server through these routes.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';

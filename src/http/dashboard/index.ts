@@ -1,4 +1,4 @@
-// The account dashboard (DESIGN §3, §7): the React app at `/` and its JSON API at /app/api, used only by it.
+// The account dashboard: the React app at `/` and its JSON API at /app/api, used only by it.
 // The API signs people in with a session cookie (not API keys), guards every route with guard.ts and
 // calls the same domain functions as REST and MCP.
 import cookie from '@fastify/cookie';

@@ -1,7 +1,7 @@
 // POST /mcp: our own JSON-RPC 2.0 dispatcher for the tool endpoint (stateless Streamable HTTP, JSON answers).
-// DESIGN §5 order of checks: method (405) → Origin (403) → auth (401) → rate limit (429) → JSON parse (-32700)
+// Order of checks: method (405) → Origin (403) → auth (401) → rate limit (429) → JSON parse (-32700)
 // → envelope (-32600) → method (-32601) → tool name / arguments / schema (-32602) → scope (Forbidden) → domain.
-// DESIGN §7 says why not the SDK's server transport: it breaks six of the spec's seven error rules.
+// Why not the SDK's server transport: it breaks six of the spec's seven error rules.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateHeader } from '../../auth/bearer.ts';
 import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
@@ -29,7 +29,7 @@ type Answer = rpc.JsonRpcError | { jsonrpc: '2.0'; id: rpc.JsonRpcId; result: un
 export const MCP_BODY_LIMIT = 8 * 1024 * 1024;
 
 export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRateLimiter }) {
-  catalogue(); // DESIGN §5: JSON Schemas are computed once, at start, not per tools/list
+  catalogue(); // JSON Schemas are computed once, at start, not per tools/list
   const allowedOrigins = new Set(
     app.config.MCP_ALLOWED_ORIGINS.split(',')
       .map((o) => o.trim())

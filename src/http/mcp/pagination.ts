@@ -1,4 +1,4 @@
-// The paging arguments and meta every MCP list tool shares (DESIGN §4 "Tool conventions"):
+// The paging arguments and meta every MCP list tool shares:
 // page defaults to 1, per_page to 25 with a max of 100 — larger values are clamped, not rejected.
 // Spread PageArgs into a tool's z.object({...PageArgs, ...}) and return listMeta(...) as meta.
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // The tools/list catalogue: each tool's JSON Schema converted from its zod input ONCE (at the first
 // call, which the endpoint makes while registering) and reused for every request; tools/list only filters
-// the cached entries by the key's scopes. DESIGN §7: converting 44 schemas costs ~3 ms, per request too much.
+// the cached entries by the key's scopes. Converting 44 schemas costs ~3 ms, per request too much.
 import { z } from 'zod';
 import { permits } from '../../domain/accounts/scopes.ts';
 import type { Tool, ToolAnnotations } from './tool.ts';

@@ -1,4 +1,4 @@
-// POST /hooks/bounces/{provider}/{secret} (DESIGN §6): bounce and complaint webhooks of Amazon SES (via
+// POST /hooks/bounces/{provider}/{secret}: bounce and complaint webhooks of Amazon SES (via
 // SNS), SendGrid, Postmark and a generic JSON shape. The account is named by its bounce_secret in the URL
 // (an unknown secret or provider is a plain 404). An SNS SubscriptionConfirmation is recorded and logged
 // for the operator to confirm by hand — we never fetch a URL taken from a request body.

@@ -1,4 +1,4 @@
-// Public tracking routes (DESIGN §6), for campaign and automation emails: GET /t/o/{token} answers a 1×1
+// Public tracking routes, for campaign and automation emails: GET /t/o/{token} answers a 1×1
 // GIF and counts an open; GET /t/c/{token}/{link} counts a click and redirects (302) to the email's STORED
 // link number {link} — the URL never travels in the request, so this can never be used as an open
 // redirect. Forged tokens record nothing; a forged click is a 404.

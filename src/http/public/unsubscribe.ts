@@ -1,4 +1,4 @@
-// Public unsubscribe pages (DESIGN §6): GET /u/{token} shows a confirmation page with a button;
+// Public unsubscribe pages: GET /u/{token} shows a confirmation page with a button;
 // POST /u/{token} unsubscribes — both the button and RFC 8058 one-click (mail clients POST
 // "List-Unsubscribe=One-Click" as a form, urlencoded or multipart, with no cookies and no page view).
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 // /api/v1/external/forms: our addition to the spec's REST surface; forms are created here until the
-// dashboard exists (DESIGN §4). Scopes forms:read / forms:write, like the form tools.
+// dashboard exists. Scopes forms:read / forms:write, like the form tools.
 import type { FastifyInstance } from 'fastify';
 import * as forms from '../../domain/forms/forms.ts';
 import { ok, parse, pathId } from './envelope.ts';

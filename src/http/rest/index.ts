@@ -27,7 +27,7 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
       return reply
         .code(429)
         .header('Retry-After', limit.retryAfter)
-        .send({ success: false, error: 'Too many requests', data: { retry_after: limit.retryAfter } }); // issue 2 item 5: the envelope, retry_after inside data
+        .send({ success: false, error: 'Too many requests', data: { retry_after: limit.retryAfter } }); // the envelope, retry_after inside data
     }
     const scope = req.routeOptions.config?.scope;
     if (scope && !permits(auth.scopes, scope)) throw new Forbidden(scope);

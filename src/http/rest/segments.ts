@@ -1,5 +1,5 @@
 // /api/v1/external/segments: our addition to the spec's REST surface; segments are created here until the
-// dashboard exists (DESIGN §4). Scopes follow the spec's tool table, which puts segments under subscribers.
+// dashboard exists. Scopes follow the spec's tool table, which puts segments under subscribers.
 import type { FastifyInstance } from 'fastify';
 import * as segments from '../../domain/segments/segments.ts';
 import { ok, parse, pathId } from './envelope.ts';

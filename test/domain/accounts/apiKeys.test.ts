@@ -1,4 +1,4 @@
-// API keys (DESIGN §3): mailgrove_ + 32 lowercase hex, only a SHA-256 hash at rest, every authenticate
+// API keys: mailgrove_ + 32 lowercase hex, only a SHA-256 hash at rest, every authenticate
 // outcome, revocation scoped by account and effective on the next call, last_used_at off the hot path.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// DESIGN §4 "Campaign" and §6 "Per-recipient ledger" in the domain, without HTTP: the state machine and
+// "Campaign" and §6 "Per-recipient ledger" in the domain, without HTTP: the state machine and
 // its exact error texts, schedule validations, the frozen audience (active members of groups and segments,
 // each once, minus suppressions), and the ledger steps the workers use (claim, record, interrupt, finish).
 import assert from 'node:assert/strict';
@@ -188,7 +188,7 @@ describe('Campaign schedule and cancel', () => {
   });
 });
 
-describe('Audience (DESIGN §6: frozen with one INSERT … SELECT)', () => {
+describe('Audience', () => {
   test('active members of the groups and segments, each once, minus suppressed addresses', async () => {
     const acc = await account();
     const g1 = await withAudience(acc, ['both@x.test', 'one@x.test', 'gone@x.test', 'forgot@x.test']);
@@ -228,7 +228,7 @@ describe('Scheduled start after the audience changed', () => {
   });
 });
 
-describe('Ledger steps (DESIGN §6 at most once)', () => {
+describe('Ledger steps', () => {
   test('claim marks rows sending for one worker; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
     const acc = await account();
     const g = await withAudience(acc, ['l1@x.test', 'l2@x.test', 'l3@x.test']);

@@ -1,4 +1,4 @@
-// Issue 6: "Both read the events log, so nothing that happened is missed and nothing is told twice."
+// "Both read the events log, so nothing that happened is missed and nothing is told twice."
 // The feed under webhook fan-out and automation triggers: in seq order, each event once, gaps from
 // rolled-back transactions stepped over, and (PostgreSQL) an event still in flight never skipped.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The event feed's cheap path (issue 3: an import's events must not cost the webhook and automation
+// The event feed's cheap path (an import's events must not cost the webhook and automation
 // readers a full read when nobody consumes them): a reader with `wanted` steps over runs of events nobody
 // wants without calling its handler, still hands every wanted event to it exactly once, and keeps the
 // gap rules — an event in flight is neither skipped nor lost, wanted or not.

@@ -1,4 +1,4 @@
-// DESIGN §4 "Segment": the rule tree compiled to SQL must select exactly the subscribers an independent
+// the rule tree compiled to SQL must select exactly the subscribers an independent
 // in-memory evaluator selects, on random subscribers (including custom values of the wrong JSON type)
 // and random filters over every field and operator. Seeded, so a failure names its seed and filter.
 import assert from 'node:assert/strict';
@@ -233,7 +233,7 @@ describe('Segment filter compiler', () => {
   });
   after(() => tdb.destroy());
 
-  test('DESIGN §4 Segment › compiled SQL selects exactly what the in-memory evaluator selects (random data, random filters)', async () => {
+  test('Segment › compiled SQL selects exactly what the in-memory evaluator selects (random data, random filters)', async () => {
     const seedValue = Number(process.env.SEGMENT_SEED ?? Date.now() % 1_000_000);
     const r = rng(seedValue);
     const account = await accounts.create(db, { name: 'Property' }, 100_000);
@@ -254,7 +254,7 @@ describe('Segment filter compiler', () => {
     assert.ok(nonTrivial > 150, `only ${nonTrivial} of 300 filters selected a proper subset`);
   });
 
-  test('DESIGN §4 Segment › without field types, custom fields compile by the value type (callers that hold no definitions)', async () => {
+  test('Segment › without field types, custom fields compile by the value type (callers that hold no definitions)', async () => {
     const r = rng(7);
     const account = await accounts.create(db, { name: 'Untyped' }, 100_000);
     const { subs, ctx } = await seed(db, account.id, r, 120);

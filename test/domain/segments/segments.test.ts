@@ -1,4 +1,4 @@
-// DESIGN §4 "Segment" in the domain: validation names the rule at fault, limits hold, values are bound
+// "Segment" in the domain: validation names the rule at fault, limits hold, values are bound
 // (never SQL), counts and members follow the data, and an id or group of another account resolves to nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

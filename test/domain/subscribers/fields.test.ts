@@ -1,4 +1,4 @@
-// Custom-field definitions and the coercion of values to their type (DESIGN §4: values coerced to the
+// Custom-field definitions and the coercion of values to their type (values coerced to the
 // type or rejected per field). coerceValue is the rule every face and the import share.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// DESIGN §4 "Group" in the domain: names unique per account (case-insensitive, also on rename), counts that
+// "Group" in the domain: names unique per account (case-insensitive, also on rename), counts that
 // follow memberships and statuses, membership events in the same transaction, and tenant scoping.
 // Also the suppression hash forget_subscriber leaves behind (domain/suppressions.ts).
 import assert from 'node:assert/strict';

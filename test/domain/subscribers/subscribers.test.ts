@@ -1,5 +1,5 @@
 // The subscribers domain beneath both faces: input validation shared with MCP (parseInput, storable text),
-// upsertByEmail (MCP add_subscriber, DESIGN §4), event payloads, tenant scoping, stats arithmetic.
+// upsertByEmail, event payloads, tenant scoping, stats arithmetic.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../../../src/db/client.ts';

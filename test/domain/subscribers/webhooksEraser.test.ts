@@ -1,4 +1,4 @@
-// DESIGN §4 forget_subscriber: "erases the address everywhere it appears (… webhook payload log …)".
+// forget_subscriber: "erases the address everywhere it appears (… webhook payload log …)".
 // Delivery payloads are frozen copies of events; forgetting a subscriber scrubs them and the response log.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

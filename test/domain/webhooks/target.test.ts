@@ -1,4 +1,4 @@
-// DESIGN §4 webhook SSRF rule: http(s) only; no private, loopback or link-local targets unless
+// webhook SSRF rule: http(s) only; no private, loopback or link-local targets unless
 // ALLOW_PRIVATE_WEBHOOK_URLS — checked when a URL is saved and again when a delivery connects.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';

@@ -1,4 +1,4 @@
-// DESIGN §3 admin API (/admin/v1, MAILGROVE_ADMIN_TOKEN): off (404) without the token, 401 without the
+// admin API (/admin/v1, MAILGROVE_ADMIN_TOKEN): off (404) without the token, 401 without the
 // right bearer, accounts with their owner, keys shown once and stored as a SHA-256 hash, immediate revoke.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';

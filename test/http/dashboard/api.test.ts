@@ -316,7 +316,7 @@ describe('imports', () => {
   });
 });
 
-describe('segments and forms (created in the dashboard, DESIGN §4)', () => {
+describe('segments and forms', () => {
   test('the builder vocabulary comes from the domain: fields incl. custom ones, operators per kind, groups', async () => {
     const { client, accountId } = await signedIn(s);
     await s.db.insertInto('fields').values({ account_id: accountId, key: 'plan', name: 'Plan', type: 'text' }).execute();

@@ -1,4 +1,4 @@
-// DESIGN §3 dashboard sign-in through OpenID Connect, against a real provider (oidc-provider on 127.0.0.1)
+// dashboard sign-in through OpenID Connect, against a real provider (oidc-provider on 127.0.0.1)
 // driven like a browser: follow redirects, post the provider's login and consent forms, land back signed in.
 // The first sign-in on a fresh instance creates the owner account; idp_user_id = the provider's `sub`.
 import assert from 'node:assert/strict';

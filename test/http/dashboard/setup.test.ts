@@ -1,4 +1,4 @@
-// DESIGN §3 "First visit with no users offers 'create the owner account'", and email + password sign-in.
+// "First visit with no users offers 'create the owner account'", and email + password sign-in.
 // Its own server: "no users yet" is instance-wide, so nothing else may create users here first.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

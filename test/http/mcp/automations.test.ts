@@ -1,4 +1,4 @@
-// The automation tools (spec scopes automations:read / automations:write; DESIGN §4 "Automation", "Tool
+// The automation tools (spec scopes automations:read / automations:write; "Automation", "Tool
 // conventions"): happy path, not found, validation, Forbidden, and another account's id → not found.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

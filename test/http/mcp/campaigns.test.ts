@@ -1,4 +1,4 @@
-// The campaign tools (spec scopes campaigns:read / campaigns:write; DESIGN §4 "Campaign", tool conventions):
+// The campaign tools (spec scopes campaigns:read / campaigns:write; "Campaign", tool conventions):
 // for each tool the happy path, not found, validation, missing scope, and another account's id; the state
 // errors use the spec's exact texts. Sending goes to the outbox (no SMTP_URL).
 import assert from 'node:assert/strict';
@@ -34,7 +34,7 @@ const FIELDS = [
 ];
 
 describe('create_campaign', () => {
-  test('creates a draft with the DESIGN §4 fields and zero stats', async () => {
+  test('creates a draft with the fields and zero stats', async () => {
     const { mcp, accountId } = await account();
     const c = await draft(mcp, { subject: 'S', from_email: 'news@acme.test', content_html: '<p>x</p>' });
     assert.deepEqual(Object.keys(c).sort(), FIELDS);

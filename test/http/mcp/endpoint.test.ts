@@ -1,4 +1,4 @@
-// The tool endpoint's protocol rules (spec "Tool endpoint", "Errors"; DESIGN §5), one test per rule,
+// The tool endpoint's protocol rules (spec "Tool endpoint", "Errors"), one test per rule,
 // against the real server. Tool behaviour is tested per resource in the other files of this folder.
 import assert from 'node:assert/strict';
 import { MCP_BODY_LIMIT } from '../../../src/http/mcp/endpoint.ts';

@@ -1,5 +1,5 @@
 // The form tools (spec scopes forms:read: list_forms, get_form, get_form_subscribers; forms:write:
-// update_form, delete_form; DESIGN §4 "Form"): happy path, not found, validation, missing scope and
+// update_form, delete_form; "Form"): happy path, not found, validation, missing scope and
 // another account's id for each, over plain JSON-RPC tools/call.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

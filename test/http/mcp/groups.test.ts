@@ -1,4 +1,4 @@
-// The group tools (spec scopes groups:read / groups:write; DESIGN §4 "Group"): happy path, not found,
+// The group tools (spec scopes groups:read / groups:write; "Group"): happy path, not found,
 // validation, missing scope and another account's id for each; counts are checked against real memberships.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

@@ -1,5 +1,5 @@
 // The segment tools (spec scopes: list_segments, get_subscribers_in_segment = subscribers:read;
-// update_segment, delete_segment = subscribers:write; DESIGN §4 "Segment"): happy path, not found,
+// update_segment, delete_segment = subscribers:write; "Segment"): happy path, not found,
 // validation, missing scope and another account's id for each, over plain JSON-RPC tools/call.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The subscriber tools (spec scopes subscribers:read / subscribers:write; DESIGN §4 "MCP add_subscriber",
+// The subscriber tools (spec scopes subscribers:read / subscribers:write; "MCP add_subscriber",
 // "Tool conventions"): for each tool the happy path, not found, a validation error, the missing scope,
 // and another account's id reading as not found. Rows are checked in the database, not only the answer.
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ async function add(m: ReturnType<typeof mcpClient>, args: Record<string, unknown
 
 const forbidden = (scope: string) => ({ error: 'Forbidden', message: `API key lacks the required permission: ${scope}` });
 
-describe('add_subscriber (upsert by email, DESIGN §4)', () => {
+describe('add_subscriber', () => {
   test('new email → created active, created=true, row written with source mcp and a subscriber.created event', async () => {
     const { mcp, accountId } = await account();
     const r = await mcp.call('add_subscriber', { email: ' Ada@Example.com ', first_name: 'Ada', phone: '+441234' });
@@ -151,7 +151,7 @@ describe('list_subscribers', () => {
     assert.equal(second.body.meta.current_page, 2);
   });
 
-  test('per_page above 100 is clamped to 100 (DESIGN §4)', async () => {
+  test('per_page above 100 is clamped to 100', async () => {
     const { mcp } = await account();
     const r = await mcp.call('list_subscribers', { per_page: 500 });
     assert.equal(r.body.meta.per_page, 100);
@@ -314,7 +314,7 @@ describe('delete_subscriber', () => {
   });
 });
 
-describe('forget_subscriber (DESIGN §4)', () => {
+describe('forget_subscriber', () => {
   test('deletes the subscriber, erases the address from events and the outbox, keeps only a salted hash in suppressions', async () => {
     const { mcp, accountId } = await account();
     const sub = await add(mcp, { email: 'Forget.Me@Example.com' });
@@ -342,7 +342,7 @@ describe('forget_subscriber (DESIGN §4)', () => {
     assert.equal(supp[0]!.email_hash, suppressions.hashEmail(s.config.secret, 'forget.me@example.com'));
     assert.doesNotMatch(supp[0]!.email_hash, /forget/);
     assert.equal(await suppressions.isSuppressed(s.db, s.config.secret, accountId, ' FORGET.me@example.com'), true);
-    // DESIGN §4: re-adding the address explicitly through the API is allowed
+    // re-adding the address explicitly through the API is allowed
     assert.equal((await add(mcp, { email: 'forget.me@example.com' })).created, true);
   });
 
@@ -400,7 +400,7 @@ describe('assign_subscriber_to_group / unassign_subscriber_from_group', () => {
   });
 });
 
-describe('import_subscribers_to_group / get_single_import (the import job, DESIGN §4 "Import")', () => {
+describe('import_subscribers_to_group / get_single_import', () => {
   async function finished(mcp: ReturnType<typeof mcpClient>, importId: string) {
     for (let i = 0; i < 100; i++) {
       const r = await mcp.call('get_single_import', { import_id: importId });

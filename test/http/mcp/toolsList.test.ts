@@ -1,5 +1,5 @@
 // spec "Scopes and the tools they unlock": tools/list returns exactly the tools a key's scopes permit, in a
-// stable order, each with a JSON Schema inputSchema, a description and annotations (DESIGN §4, §5).
+// stable order, each with a JSON Schema inputSchema, a description and annotations.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startServer } from '../../support/server.ts';
@@ -115,7 +115,7 @@ describe('tools/list filtered by scope', () => {
     }
   });
 
-  test('<resource>_id arguments are UUIDs and list tools take page/per_page (DESIGN §4 tool conventions)', async () => {
+  test('<resource>_id arguments are UUIDs and list tools take page/per_page', async () => {
     const { key } = await s.newAccount({ scopes: ['*'] });
     const res = await mcpClient(s.url, key).rpc('tools/list');
     for (const tool of res.body.result.tools) {

@@ -1,4 +1,4 @@
-// The webhook tools (spec scopes webhooks:read / webhooks:write; DESIGN §4 "Webhook", "Tool conventions"):
+// The webhook tools (spec scopes webhooks:read / webhooks:write; "Webhook", "Tool conventions"):
 // happy path, not found, validation, Forbidden, and another account's id → not found, for each tool.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

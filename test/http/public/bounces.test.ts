@@ -1,4 +1,4 @@
-// POST /hooks/bounces/{provider}/{secret} (DESIGN §6, issue 5 "Bounces and complaints"), fed with each
+// POST /hooks/bounces/{provider}/{secret}, fed with each
 // provider's documented sample payloads (test/fixtures/bounces): hard bounce → bounced + subscriber.bounced
 // + email.bounced, complaint → complained + subscriber.complained, soft bounce → counted only; campaign
 // stats follow. Mail goes to the outbox (no SMTP server needed to get a real ledger).

@@ -1,4 +1,4 @@
-// The public form routes (DESIGN §4 "Form"): the hosted page, submissions (form-encoded and JSON, CORS),
+// The public form routes: the hosted page, submissions (form-encoded and JSON, CORS),
 // the honeypot, the per-IP rate limit, and double opt-in end to end through the outbox: a confirmation
 // mail with a signed 7-day link that creates or reactivates the subscriber and joins the form's groups.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// GET /t/o/{token} and /t/c/{token} (DESIGN §6 tracking): the pixel always answers a GIF but counts only
+// GET /t/o/{token} and /t/c/{token}: the pixel always answers a GIF but counts only
 // real tokens; the click redirect goes to the campaign's stored link or nowhere (404); opens and clicks land
 // on the ledger row and as email.opened / email.clicked; an account with tracking off records nothing.
 import assert from 'node:assert/strict';

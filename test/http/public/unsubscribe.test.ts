@@ -1,4 +1,4 @@
-// GET/POST /u/{token} (DESIGN §6, RFC 8058): a confirmation page with a button, and the POST that
+// GET/POST /u/{token}: a confirmation page with a button, and the POST that
 // unsubscribes (the button or a mail client's one-click) with subscriber.unsubscribed; forged tokens and
 // deleted subscribers get a plain 404 page.
 import assert from 'node:assert/strict';

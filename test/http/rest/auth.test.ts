@@ -1,5 +1,5 @@
-// Spec "Test authentication" and "Authentication" (every 401 case), DESIGN §3 scopes on REST (403 body,
-// test-auth with any key, <resource>:* and * patterns) and issue 2 item 5's per-key REST rate limit.
+// Spec "Test authentication" and "Authentication" (every 401 case), scopes on REST (403 body,
+// test-auth with any key, <resource>:* and * patterns) and the per-key REST rate limit.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
@@ -8,7 +8,7 @@ import { keysOf, restClient, startServer } from '../../support/server.ts';
 const s = await startServer({ after });
 const limited = await startServer({ after }, { REST_RATE_LIMIT: 5 });
 
-/** Every REST route of the spec (plus fields) with the scope DESIGN §3 gives it; ids are random, so a pass is 404/400, not 403. */
+/** Every REST route of the spec (plus fields) with the scope gives it; ids are random, so a pass is 404/400, not 403. */
 const ROUTES: { method: 'get' | 'post' | 'put' | 'delete'; path: string; scope: string | null }[] = [
   { method: 'get', path: '/test-auth', scope: null },
   { method: 'get', path: '/subscribers', scope: 'subscribers:read' },

@@ -1,4 +1,4 @@
-// Issue 2 item 5, errors and edges: the envelope on every REST failure, 413 over 1 MB, 400 for malformed
+// Errors and edges: the envelope on every REST failure, 413 over 1 MB, 400 for malformed
 // JSON, 415 for a wrong content type, 404 for non-UUID ids and unknown routes, never a 5xx for bad input.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';

@@ -1,4 +1,4 @@
-// GET/POST/DELETE /api/v1/external/fields (issue 2 item 3, our addition): custom-field definitions per
+// GET/POST/DELETE /api/v1/external/fields: custom-field definitions per
 // account, so a subscriber's custom_fields can be used at all. Scopes are covered in auth.test.ts.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

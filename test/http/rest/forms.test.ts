@@ -1,4 +1,4 @@
-// REST /api/v1/external/forms (our addition; DESIGN §4 "Form"): create, list, get (with url and embed),
+// REST /api/v1/external/forms (our addition; "Form"): create, list, get (with url and embed),
 // update, delete and the signups list, with scopes forms:read / forms:write and another account's id → 404.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';

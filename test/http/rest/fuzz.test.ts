@@ -1,4 +1,4 @@
-// Issue 2 item 6: random bodies, headers, query strings and path ids at every REST route (and the admin
+// random bodies, headers, query strings and path ids at every REST route (and the admin
 // API and health): never a 5xx, never a hang, always a JSON envelope. Seeded, so a failure replays with
 // FUZZ_SEED=<seed>; FUZZ_COUNT sets the number of requests per test.
 import assert from 'node:assert/strict';

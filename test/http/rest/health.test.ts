@@ -1,5 +1,5 @@
 // Spec "Health check": public, 200 with status ok/message/timestamp/version; 503 with status down and
-// message only when the database does not answer within 1 s (issue 2 item 4). Never hangs.
+// message only when the database does not answer within 1 s. Never hangs.
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, describe, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The spec's "Bulk import subscribers" rows and DESIGN §4 "Import", through the real server and worker.
+// The spec's "Bulk import subscribers" rows and "Import", through the real server and worker.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// REST /api/v1/external/segments (our addition; DESIGN §4 "Segment"): create, list, get, update, delete and
+// REST /api/v1/external/segments (our addition; "Segment"): create, list, get, update, delete and
 // members, with the envelope, the field map on validation, scopes subscribers:read / subscribers:write,
 // and another account's id → 404 like a missing one.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // Spec "List subscribers" (query parameters, pagination object, list-item fields) and
-// "Subscriber statistics"; DESIGN §4 REST list: per_page above 100 is clamped, bad numbers → 400.
+// "Subscriber statistics"; REST list: per_page above 100 is clamped, bad numbers → 400.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';

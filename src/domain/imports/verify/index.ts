@@ -1,4 +1,4 @@
-// Email verification for imports (DESIGN §4): a Verifier says which addresses cannot receive mail.
+// Email verification for imports: a Verifier says which addresses cannot receive mail.
 // Chosen once by config.VERIFIER and applied when the account's verify_emails is on. Verifiers do
 // network I/O, so the import worker calls them outside its transactions.
 import type { Config } from '../../../config.ts';

@@ -1,4 +1,4 @@
-// forget_subscriber (DESIGN §4) erases an address everywhere it appears. Each area that stores
+// forget_subscriber erases an address everywhere it appears. Each area that stores
 // addresses (send ledger, webhook payload log, import rows, pending signups, automation runs, outbox)
 // owns one eraser here; forget runs them all in its transaction.
 import type { Db } from '../../../db/client.ts';

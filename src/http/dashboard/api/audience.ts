@@ -1,4 +1,4 @@
-// /app/api/segments, /app/api/forms and /app/api/audience: create and list segments (DESIGN §4: "created in
+// /app/api/segments, /app/api/forms and /app/api/audience: create and list segments ("created in
 // the dashboard") and signup forms, and the vocabulary the segment builder offers (fields by kind, the
 // operators each kind takes, groups). The rule table itself stays in the domain (segmentRules.ts).
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// /app/api/outbox: mail captured while SMTP_URL is unset (DESIGN §6), newest first. A message's HTML is
+// /app/api/outbox: mail captured while SMTP_URL is unset, newest first. A message's HTML is
 // served on its own URL under a CSP sandbox with no network access, so opening it runs no script and
 // loads no tracking pixel (viewing the outbox must not count as an open).
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// /app/api/settings and /app/api/members: the account's settings (DESIGN §3: sender defaults, tracking,
+// /app/api/settings and /app/api/members: the account's settings (sender defaults, tracking,
 // verify_emails, timezone) and its team. Reading is for every member; changing needs 'manage'.
 // The plan limit (subscriber_limit) is the operator's, so it is shown but not editable here.
 import type { FastifyInstance } from 'fastify';

@@ -1,4 +1,4 @@
-// /app/api/subscribers: search and read subscribers, add one by hand, and add notes (DESIGN §4 notes).
+// /app/api/subscribers: search and read subscribers, add one by hand, and add notes.
 import type { FastifyInstance } from 'fastify';
 import * as notes from '../../../domain/subscribers/notes.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';

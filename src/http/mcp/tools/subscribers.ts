@@ -1,6 +1,6 @@
 // MCP tools for subscribers (spec scopes subscribers:read / subscribers:write): each is a zod input with
 // described fields and one call into src/domain. update_subscriber is the REST update; add_subscriber is
-// the upsert of DESIGN §4. Group membership and import tools live here too, under subscribers:write.
+// the upsert described in docs/mcp.md. Group membership and import tools live here too, under subscribers:write.
 import { z } from 'zod';
 import * as activity from '../../../domain/subscribers/activity.ts';
 import * as forget from '../../../domain/subscribers/forget.ts';
