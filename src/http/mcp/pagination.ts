@@ -2,6 +2,7 @@
 // page defaults to 1, per_page to 25 with a max of 100 — larger values are clamped, not rejected.
 // Spread PageArgs into a tool's z.object({...PageArgs, ...}) and return listMeta(...) as meta.
 import { z } from 'zod';
+import type { Page } from '../../domain/paging.ts';
 import type { ListMeta } from './tool.ts';
 
 export const MAX_PER_PAGE = 100;
@@ -30,4 +31,9 @@ export function listMeta(page: number, perPage: number, total: number): ListMeta
 /** Rows to skip for a page (for .offset()). */
 export function offsetOf(page: number, perPage: number): number {
   return (page - 1) * perPage;
+}
+
+/** A domain Page as a list tool's meta. */
+export function metaOf(p: Page<unknown>): ListMeta {
+  return listMeta(p.page, p.per_page, p.total);
 }

@@ -4,11 +4,17 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFound, Validation } from '../../domain/errors.ts';
+import type { Page } from '../../domain/paging.ts';
 import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
 import { parseInput } from '../../domain/validation.ts';
 
 export function ok<T>(data: T, message?: string) {
   return message === undefined ? { success: true as const, data } : { success: true as const, message, data };
+}
+
+/** A Page as REST shows it (spec "Pagination"): `{ current_page, total_pages, total_count, per_page }`. */
+export function pagination(p: Page<unknown>) {
+  return { current_page: p.page, total_pages: Math.ceil(p.total / p.per_page), total_count: p.total, per_page: p.per_page };
 }
 
 /** Parses a request body: no body reads as {}; any JSON that is not an object (null, an array, a string) is a 400. */
