@@ -124,6 +124,11 @@ export function markConfirmed(db: Db, id: string, subscriberId: string) {
     .executeTakeFirst();
 }
 
+/** Who a form's confirmation mail comes from: the account's sender defaults, its name otherwise. */
+export function sender(db: Db, accountId: string) {
+  return db.selectFrom('accounts').select(['name', 'default_from_name', 'default_from_email', 'default_reply_to']).where('id', '=', accountId).executeTakeFirstOrThrow();
+}
+
 /** forget_subscriber: every pending signup of the address and the subscriber's signup records. */
 export async function eraseAddress(db: Db, accountId: string, email: string, subscriberId: string): Promise<void> {
   await db.deleteFrom('pending_signups').where('account_id', '=', accountId).where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase())).execute();

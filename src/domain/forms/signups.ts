@@ -61,13 +61,15 @@ export async function submit(db: Db, mail: { transport: MailTransport; config: M
   const input = collect(form, types, values);
   const groups = [...(await repo.liveGroupIds(db, form.account_id, form.group_ids))];
   if (!form.double_opt_in) {
-    const { subscriber } = await subscribers.upsertByEmail(db, form.account_id, { ...input, groups }, 'form');
-    await inTransaction(db, async (trx) => {
+    // one transaction: a sign-up whose form.submitted is lost would never start the form_submitted automations
+    const subscriberId = await inTransaction(db, async (trx) => {
+      const { subscriber } = await subscribers.upsertByEmail(trx, form.account_id, { ...input, groups }, 'form');
       await repo.recordSignup(trx, form.account_id, form.id, subscriber.id);
       await repo.countSubmission(trx, form.account_id, form.id);
       await recordEvent(trx, form.account_id, 'form.submitted', { form: { id: form.id, name: form.name }, subscriber: { id: subscriber.id, email: subscriber.email } }, subscriber.id);
+      return subscriber.id;
     });
-    return { status: 'subscribed', form, subscriberId: subscriber.id };
+    return { status: 'subscribed', form, subscriberId };
   }
   const { email, ...data } = input;
   const pending = await inTransaction(db, async (trx) => {
@@ -95,13 +97,14 @@ export async function confirm(db: Db, config: Pick<Config, 'secret'>, token: str
   if (signup.confirmed_at) return { status: 'already_confirmed', form };
   const types = await fields.definitions(db, form.account_id);
   const groups = [...(await repo.liveGroupIds(db, form.account_id, form.group_ids))];
-  const { subscriber } = await subscribers.upsertByEmail(
-    db,
-    form.account_id,
-    { email: signup.email, ...signup.data, custom_fields: stillDefined(types, signup.data.custom_fields), status: 'active', groups },
-    'form',
-  );
+  // one transaction, as for a direct sign-up: the subscriber, the confirmation and form.submitted commit together
   await inTransaction(db, async (trx) => {
+    const { subscriber } = await subscribers.upsertByEmail(
+      trx,
+      form.account_id,
+      { email: signup.email, ...signup.data, custom_fields: stillDefined(types, signup.data.custom_fields), status: 'active', groups },
+      'form',
+    );
     if (!(await repo.markConfirmed(trx, signup.id, subscriber.id))) return; // a concurrent click counted it
     await repo.recordSignup(trx, form.account_id, form.id, subscriber.id);
     await repo.countConfirmation(trx, form.account_id, form.id);
@@ -188,7 +191,7 @@ export function verifyToken(secret: string, token: string): { id: string; expire
 }
 
 async function sendConfirmation(db: Db, mail: { transport: MailTransport; config: MailConfig }, form: FormRow, s: { id: string; expiresAt: Date; email: string; firstName?: string }) {
-  const account = await db.selectFrom('accounts').select(['name', 'default_from_name', 'default_from_email', 'default_reply_to']).where('id', '=', form.account_id).executeTakeFirstOrThrow();
+  const account = await repo.sender(db, form.account_id);
   const link = `${mail.config.publicUrl}/f/confirm/${signToken(mail.config.secret, s.id, s.expiresAt)}`;
   const greeting = s.firstName ? `Hello ${s.firstName},` : 'Hello,';
   const sender = account.default_from_name ?? account.name;
