@@ -12,7 +12,8 @@ import * as imports from '../../src/domain/imports/imports.ts';
 import * as subscribers from '../../src/domain/subscribers/subscribers.ts';
 import * as suppressions from '../../src/domain/subscribers/suppressions.ts';
 import { mxVerifier } from '../../src/domain/imports/verify/mx.ts';
-import { noneVerifier, type Verifier } from '../../src/domain/imports/verify/index.ts';
+import { noneVerifier } from '../../src/domain/imports/verify/index.ts';
+import type { Verifier } from '../../src/domain/imports/verify/verifier.ts';
 import { restClient, startServer } from '../support/server.ts';
 
 // a verification service of our own: addresses at bad.example are undeliverable

@@ -8,7 +8,7 @@ import * as repo from './queries.ts';
 import type { ImportError } from '../../db/schema/imports.ts';
 import { recordEvent } from '../events/log.ts';
 import * as suppressions from '../subscribers/suppressions.ts';
-import type { Verifier } from './verify/index.ts';
+import type { Verifier } from './verify/verifier.ts';
 import { inTransaction } from '../transaction.ts';
 
 /** spec "Import batch size": rows per worker transaction */

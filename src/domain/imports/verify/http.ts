@@ -2,7 +2,7 @@
 // Request  {"emails": ["a@example.com", …]}
 // Response {"results": [{"email": "a@example.com", "deliverable": false, "reason": "mailbox does not exist"}, …]}
 // Addresses the service does not mention pass. A failed call throws, so the import batch is retried.
-import type { Verifier } from './index.ts';
+import type { Verifier } from './verifier.ts';
 
 export function httpVerifier(url: string, opts: { timeoutMs?: number } = {}): Verifier {
   return {

@@ -4,12 +4,7 @@
 import type { Config } from '../../../config.ts';
 import { httpVerifier } from './http.ts';
 import { mxVerifier } from './mx.ts';
-
-export interface Verifier {
-  readonly kind: 'none' | 'mx' | 'http';
-  /** Undeliverable addresses among `emails`: lower-cased address → reason. Throws when it cannot tell. */
-  check(emails: string[]): Promise<Map<string, string>>;
-}
+import type { Verifier } from './verifier.ts';
 
 export const noneVerifier: Verifier = { kind: 'none', check: async () => new Map() };
 

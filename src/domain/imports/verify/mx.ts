@@ -2,7 +2,7 @@
 // Each domain is looked up once per hour (cache), with a timeout; a lookup that cannot answer
 // (timeout, server failure) passes the address rather than failing a row on a DNS hiccup.
 import { Resolver } from 'node:dns/promises';
-import type { Verifier } from './index.ts';
+import type { Verifier } from './verifier.ts';
 
 export type ResolveMx = (domain: string) => Promise<{ exchange: string; priority: number }[]>;
 
