@@ -4,7 +4,7 @@
 // deduplicated before the job starts, so parts never touch the same subscriber and can run at once.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
-import * as repo from './queries.ts';
+import * as repo from './batchQueries.ts';
 import type { ImportError } from '../../db/schema/imports.ts';
 import { recordEvent } from '../events/log.ts';
 import * as suppressions from '../subscribers/suppressions.ts';
