@@ -1,13 +1,14 @@
 // Automations of one account: create, get, list, update, enable/disable, remove, activity.
-// A trigger and steps are validated against the account's data before they are saved (automationSteps);
-// disabling or deleting cancels the runs in progress. Runs themselves are moved by automationRuns.ts.
+// A trigger and steps are validated against the account's data before they are saved (steps.ts);
+// disabling or deleting cancels the runs in progress. Runs themselves are moved by runs.ts.
 // Every query filters by accountId; another account's id reads as not found.
-import { sql } from 'kysely';
 import { z } from 'zod';
-import { PageQuery } from '../paging.ts';
+import { offsetOf, PageQuery, pageOf, type Page } from '../paging.ts';
 import type { Db } from '../../db/client.ts';
 import type { AutomationRow, RunStatus } from '../../db/schema/automations.ts';
 import * as automationEmails from './emails.ts';
+import * as queries from './queries.ts';
+import * as runQueries from './runQueries.ts';
 import { checkDefinition, stepAt, Steps, Trigger, type Step } from './steps.ts';
 import { NotFound, StateConflict } from '../errors.ts';
 import { parseInput } from '../validation.ts';
@@ -84,30 +85,19 @@ async function liveStats(db: Db, accountId: string, ids: string[]): Promise<Map<
 
 async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('automation_runs')
-    .select(['automation_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('account_id', '=', accountId)
-    .where('automation_id', 'in', ids)
-    .where('status', '=', 'active')
-    .groupBy('automation_id')
-    .execute();
+  const rows = await runQueries.activeRunCounts(db, accountId, ids);
   return new Map(rows.map((r) => [r.automation_id, Number(r.n)]));
 }
 
 export async function create(db: Db, accountId: string, input: NewAutomation): Promise<Automation> {
   const a = parseInput(NewAutomation, input);
   const checked = await checkDefinition(db, accountId, a.trigger, a.steps);
-  const row = await db
-    .insertInto('automations')
-    .values({ account_id: accountId, name: a.name, enabled: a.enabled, trigger: JSON.stringify(checked.trigger), steps: JSON.stringify(checked.steps) })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await queries.insertAutomation(db, { account_id: accountId, name: a.name, enabled: a.enabled, trigger: JSON.stringify(checked.trigger), steps: JSON.stringify(checked.steps) });
   return view(row);
 }
 
 async function find(db: Db, accountId: string, id: string): Promise<AutomationRow> {
-  const row = await db.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  const row = await queries.findAutomation(db, accountId, id);
   if (!row) throw new NotFound(NOT_FOUND);
   return row;
 }
@@ -117,20 +107,12 @@ export async function get(db: Db, accountId: string, id: string): Promise<Automa
   return view(row, (await liveStats(db, accountId, [id])).get(id));
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery) {
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Automation>> {
   const q = parseInput(ListQuery, query);
-  const rows = await db
-    .selectFrom('automations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(q.per_page)
-    .offset((q.page - 1) * q.per_page)
-    .execute();
-  const { total } = await db.selectFrom('automations').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const rows = await queries.automationPage(db, accountId, q.per_page, offsetOf(q));
+  const total = await queries.countAutomations(db, accountId);
   const live = await liveStats(db, accountId, rows.map((r) => r.id));
-  return { data: rows.map((r) => view(r, live.get(r.id))), total: Number(total), page: q.page, per_page: q.per_page };
+  return pageOf(rows.map((r) => view(r, live.get(r.id))), q, total);
 }
 
 /**
@@ -142,23 +124,19 @@ export async function update(db: Db, accountId: string, id: string, input: Autom
   const redefines = u.trigger !== undefined || u.steps !== undefined;
   const checked = redefines ? await checkDefinition(db, accountId, u.trigger, u.steps) : {};
   await inTransaction(db, async (trx) => {
-    const row = await trx.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+    const row = await queries.lockAutomation(trx, accountId, id);
     if (!row) throw new NotFound(NOT_FOUND);
     if (redefines && row.enabled && u.enabled !== false) throw new StateConflict('Disable the automation before changing its trigger or steps');
     if (u.enabled === false && row.enabled) await cancelRuns(trx, accountId, id, 'automation disabled');
-    await trx
-      .updateTable('automations')
-      .set({
-        ...(u.name !== undefined && { name: u.name }),
-        ...(u.enabled !== undefined && { enabled: u.enabled }),
-        // enabling again matches events from now on, not those that happened while it was off
-        ...(u.enabled === true && !row.enabled && { enabled_at: new Date(), scanned_on: null }),
-        ...(checked.trigger && { trigger: JSON.stringify(checked.trigger), scanned_on: null }),
-        ...(checked.steps && { steps: JSON.stringify(checked.steps) }),
-        updated_at: new Date(),
-      })
-      .where('id', '=', id)
-      .execute();
+    await queries.updateAutomation(trx, id, {
+      ...(u.name !== undefined && { name: u.name }),
+      ...(u.enabled !== undefined && { enabled: u.enabled }),
+      // enabling again matches events from now on, not those that happened while it was off
+      ...(u.enabled === true && !row.enabled && { enabled_at: new Date(), scanned_on: null }),
+      ...(checked.trigger && { trigger: JSON.stringify(checked.trigger), scanned_on: null }),
+      ...(checked.steps && { steps: JSON.stringify(checked.steps) }),
+      updated_at: new Date(),
+    });
   });
   return get(db, accountId, id);
 }
@@ -169,45 +147,23 @@ export function setEnabled(db: Db, accountId: string, id: string, enabled: boole
 
 /** Deletes the automation with its runs: nothing more is sent for it. */
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
-  const row = await db.deleteFrom('automations').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  const row = await queries.deleteAutomation(db, accountId, id);
   if (!row) throw new NotFound(NOT_FOUND);
 }
 
 /** Cancels every run in progress (waiting or due); a run mid-step sees it when it next locks its row. */
 async function cancelRuns(trx: Db, accountId: string, automationId: string, reason: string): Promise<number> {
   const entry = JSON.stringify([{ at: new Date().toISOString(), type: 'run', result: 'canceled', reason }]);
-  const r = await trx
-    .updateTable('automation_runs')
-    .set({ status: 'canceled', next_run_at: null, step_state: null, finished_at: new Date(), updated_at: new Date(), history: sql<string>`history || ${entry}::jsonb` })
-    .where('account_id', '=', accountId)
-    .where('automation_id', '=', automationId)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  const n = Number(r.numUpdatedRows);
-  if (n > 0) await trx.updateTable('automations').set((eb) => ({ runs_canceled: eb('runs_canceled', '+', n) })).where('id', '=', automationId).execute();
+  const n = await runQueries.cancelActiveRuns(trx, accountId, automationId, entry);
+  if (n > 0) await queries.addToCounter(trx, automationId, 'runs_canceled', n);
   return n;
 }
 
-/** get_automation_activity: runs newest first, each with its subscriber, position and history. */
-export async function activity(db: Db, accountId: string, id: string, query: ActivityQuery) {
-  const q = parseInput(ActivityQuery, query);
-  const automation = await find(db, accountId, id);
-  const base = db
-    .selectFrom('automation_runs as r')
-    .where('r.account_id', '=', accountId)
-    .where('r.automation_id', '=', id)
-    .$if(q.status !== undefined, (qb) => qb.where('r.status', '=', q.status!));
-  const rows = await base
-    .innerJoin('subscribers as s', 's.id', 'r.subscriber_id')
-    .select(['r.id', 'r.subscriber_id', 's.email', 'r.status', 'r.current_step', 'r.next_run_at', 'r.history', 'r.emails_sent', 'r.trigger_event_id', 'r.created_at', 'r.updated_at', 'r.finished_at'])
-    .orderBy('r.created_at', 'desc')
-    .orderBy('r.id', 'desc')
-    .limit(q.per_page)
-    .offset((q.page - 1) * q.per_page)
-    .execute();
-  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  const steps = automation.steps as Step[];
-  const data = rows.map((r) => ({
+type RunActivityRow = Awaited<ReturnType<typeof runQueries.runPage>>[number];
+
+/** A run as activity shows it: where it stands (only while active) and what it did so far. */
+function runView(r: RunActivityRow, steps: Step[]) {
+  return {
     id: r.id,
     subscriber: { id: r.subscriber_id, email: r.email },
     status: r.status,
@@ -219,6 +175,16 @@ export async function activity(db: Db, accountId: string, id: string, query: Act
     created_at: r.created_at,
     updated_at: r.updated_at,
     finished_at: r.finished_at,
-  }));
-  return { data, total: Number(total), page: q.page, per_page: q.per_page };
+  };
+}
+export type RunActivity = ReturnType<typeof runView>;
+
+/** get_automation_activity: runs newest first, each with its subscriber, position and history. */
+export async function activity(db: Db, accountId: string, id: string, query: ActivityQuery): Promise<Page<RunActivity>> {
+  const q = parseInput(ActivityQuery, query);
+  const automation = await find(db, accountId, id);
+  const rows = await runQueries.runPage(db, accountId, id, q.status, q.per_page, offsetOf(q));
+  const total = await runQueries.countRuns(db, accountId, id, q.status);
+  const steps = automation.steps as Step[];
+  return pageOf(rows.map((r) => runView(r, steps)), q, total);
 }

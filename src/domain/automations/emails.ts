@@ -1,13 +1,14 @@
 // The emails that automation runs send, as tracked rows (automation_emails, one per run and step) and the
 // link sets of their templates (automation_links): what a send_email step needs to carry the same open
 // pixel and click redirects as campaign emails, and what automation stats read off them.
-// Rows are written in the run's own transactions (automationRuns.ts); engagement.ts counts opens and clicks,
+// Rows are written in the run's own transactions (runs.ts); engagement.ts counts opens and clicks,
 // bounces.ts bounces and complaints, unsubscribe.ts unsubscribes, on the same rows.
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import type { AutomationEmailState, RunRow } from '../../db/schema/automations.ts';
 import { extractLinks } from '../../mail/tracking.ts';
-import { engagementCounts, type Engagement } from '../campaigns/stats.ts';
+import type { Engagement } from '../campaigns/stats.ts';
+import * as queries from './queries.ts';
 
 export interface TrackedEmail {
   /** automation_emails.id: what the email's tracking token names */
@@ -24,34 +25,19 @@ export interface TrackedEmail {
 export async function begin(trx: Db, run: RunRow, step: string, html: string, tracked: boolean, messageId: string): Promise<TrackedEmail> {
   const links = tracked ? extractLinks(html) : [];
   const key = links.length > 0 ? linksKey(links) : null;
-  if (key) {
-    await trx
-      .insertInto('automation_links')
-      .values(links.map((url, idx) => ({ automation_id: run.automation_id, links_key: key, idx, url })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-  const row = await trx
-    .insertInto('automation_emails')
-    .values({ account_id: run.account_id, automation_id: run.automation_id, run_id: run.id, step, subscriber_id: run.subscriber_id, links_key: key, message_id: messageId })
-    .onConflict((oc) => oc.columns(['run_id', 'step']).doUpdateSet({ state: 'sending', links_key: key, message_id: messageId }))
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: row.id, links };
+  if (key) await queries.insertLinks(trx, run.automation_id, key, links);
+  const id = await queries.upsertEmail(trx, { account_id: run.account_id, automation_id: run.automation_id, run_id: run.id, step, subscriber_id: run.subscriber_id, links_key: key, message_id: messageId });
+  return { id, links };
 }
 
 /** The email's outcome: sent (with the message id the server took), failed, or still to be retried ('sending'). */
 export async function finish(trx: Db, id: string, state: AutomationEmailState, messageId?: string): Promise<void> {
-  await trx
-    .updateTable('automation_emails')
-    .set({ state, ...(state === 'sent' && { sent_at: new Date(), ...(messageId && { message_id: messageId }) }) })
-    .where('id', '=', id)
-    .execute();
+  await queries.updateEmail(trx, id, { state, ...(state === 'sent' && { sent_at: new Date(), ...(messageId && { message_id: messageId }) }) });
 }
 
 /** A run found mid-send after a crash: its email may or may not have reached the mail server. */
 export async function interrupt(trx: Db, runId: string, step: string): Promise<void> {
-  await trx.updateTable('automation_emails').set({ state: 'interrupted' }).where('run_id', '=', runId).where('step', '=', step).where('state', '=', 'sending').execute();
+  await queries.interruptEmail(trx, runId, step);
 }
 
 /** What automation stats read off the emails' rows: counted the way campaign stats count the ledger. */
@@ -62,13 +48,7 @@ export const NO_EMAIL_STATS: EmailStats = Object.freeze({ opens: 0, unique_opens
 /** Per automation, read from its email rows (one aggregate, as campaign stats are). */
 export async function emailStats(db: Db, accountId: string, automationIds: string[]): Promise<Map<string, EmailStats>> {
   if (automationIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('automation_emails')
-    .select(['automation_id', ...engagementCounts()])
-    .where('account_id', '=', accountId)
-    .where('automation_id', 'in', automationIds)
-    .groupBy('automation_id')
-    .execute();
+  const rows = await queries.emailCounts(db, accountId, automationIds);
   return new Map(rows.map(({ automation_id, ...e }) => [automation_id, e]));
 }
 

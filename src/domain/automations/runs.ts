@@ -3,7 +3,6 @@
 // exception that cannot share a transaction with SMTP; like campaigns it is at-most-once: the step is
 // marked 'sending' and committed before the mail server sees it, and a run found still 'sending' after a
 // crash is recorded as interrupted and moves on without sending again.
-import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { AutomationRow, RunHistoryDetail, RunRow } from '../../db/schema/automations.ts';
@@ -15,6 +14,8 @@ import { newMessageId, type MailTransport, type OutgoingMessage, type SendResult
 import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
 import * as subscriberRepo from '../subscribers/queries.ts';
 import * as automationEmails from './emails.ts';
+import * as queries from './queries.ts';
+import * as runQueries from './runQueries.ts';
 import { branchPath, delayMs, nextPath, stepAt, type Step } from './steps.ts';
 import { Validation } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
@@ -43,24 +44,23 @@ type SendPlan = {
 const MAX_HISTORY = 200;
 const STEPS_PER_TURN = 100;
 
-/** Leases up to `limit` runs that are due (FOR UPDATE SKIP LOCKED: instances never share one). */
-export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    update automation_runs set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
-     where id in (
-       select id from automation_runs
-        where status = 'active' and next_run_at <= now() and (locked_until is null or locked_until < now())
-        order by next_run_at
-        limit ${limit}
-        for update skip locked)
-    returning id`.execute(db);
-  return rows.map((r) => r.id);
+// a turn sends at most one email per step; five minutes covers a slow mail server with room to spare
+const LEASE_MS = 5 * 60_000;
+
+/**
+ * One round of the run worker: leases the runs that are due, SEND_CONCURRENCY at a time (instances never
+ * share one), and advances each. Returns how many it took.
+ */
+export async function advanceDue(deps: RunDeps): Promise<number> {
+  const due = await runQueries.claimDueRuns(deps.db, Math.max(1, deps.config.SEND_CONCURRENCY), LEASE_MS);
+  await Promise.all(due.map((id) => advance(deps, id)));
+  return due.length;
 }
 
 /** Runs the due steps of one leased run until it waits (delay, retry) or ends, then drops the lease. */
 export async function advance(deps: RunDeps, runId: string): Promise<void> {
   for (let i = 0; i < STEPS_PER_TURN; i++) if ((await turn(deps, runId)) !== 'continue') break;
-  await deps.db.updateTable('automation_runs').set({ locked_until: null }).where('id', '=', runId).execute();
+  await runQueries.releaseRun(deps.db, runId);
 }
 
 async function turn(deps: RunDeps, runId: string): Promise<Turn> {
@@ -72,10 +72,10 @@ async function turn(deps: RunDeps, runId: string): Promise<Turn> {
 
 /** One step in one transaction; for send_email only the 'sending' mark, returning what to send. */
 async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn | SendPlan> {
-  const run = await trx.selectFrom('automation_runs').selectAll().where('id', '=', runId).where('status', '=', 'active').forUpdate().executeTakeFirst();
+  const run = await runQueries.lockActiveRun(trx, runId);
   if (!run) return 'done'; // canceled (disabled, deleted) or finished meanwhile
   if (run.next_run_at && new Date(run.next_run_at).getTime() > Date.now()) return 'wait';
-  const automation = await trx.selectFrom('automations').selectAll().where('id', '=', run.automation_id).executeTakeFirst();
+  const automation = await queries.automationById(trx, run.automation_id);
   if (!automation?.enabled) return stop(trx, run, 'canceled', { type: 'run', result: 'canceled', reason: 'automation disabled' });
   const steps = automation.steps as Step[];
   const path = run.current_step;
@@ -87,7 +87,7 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
     await automationEmails.interrupt(trx, run.id, path);
     return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result: 'interrupted' }, { step_state: null, step_attempts: 0 });
   }
-  const sub = await trx.selectFrom('subscribers').selectAll().where('id', '=', run.subscriber_id).where('account_id', '=', run.account_id).executeTakeFirstOrThrow();
+  const sub = await queries.subscriberOf(trx, run.account_id, run.subscriber_id);
   switch (step.type) {
     case 'delay': {
       const until = new Date(Date.now() + delayMs(step, config.AUTOMATION_TIME_SCALE));
@@ -111,7 +111,7 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
     case 'send_email': {
       // an unsubscribed, bounced or complained subscriber's run stops before the next email
       if (sub.status !== 'active') return stop(trx, run, 'canceled', { step: path, type: 'send_email', result: 'canceled', reason: `subscriber ${sub.status}` });
-      const account = await trx.selectFrom('accounts').selectAll().where('id', '=', run.account_id).executeTakeFirstOrThrow();
+      const account = await queries.accountById(trx, run.account_id);
       const messageId = newMessageId(config);
       // the email's tracked row commits with the 'sending' mark: its id is the token the message carries
       const email = await automationEmails.begin(trx, run, path, step.content_html, account.tracking_enabled, messageId);
@@ -122,11 +122,10 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
 }
 
 async function changeGroup(trx: Db, sub: SubscriberRow, type: 'add_to_group' | 'remove_from_group', groupId: string): Promise<string> {
-  const group = await trx.selectFrom('groups').select(['id', 'name']).where('account_id', '=', sub.account_id).where('id', '=', groupId).executeTakeFirst();
+  const group = await queries.groupOf(trx, sub.account_id, groupId);
   if (!group) return 'skipped: group not found';
   if (type === 'add_to_group') {
-    const before = await trx.selectFrom('subscriber_groups').select('group_id').where('group_id', '=', groupId).where('subscriber_id', '=', sub.id).executeTakeFirst();
-    if (before) return 'already a member';
+    if (await queries.isMember(trx, groupId, sub.id)) return 'already a member';
     await subscribers.joinGroups(trx, sub.account_id, sub, [groupId]);
     return 'added';
   }
@@ -139,7 +138,7 @@ async function changeGroup(trx: Db, sub: SubscriberRow, type: 'add_to_group' | '
 async function updateField(trx: Db, sub: SubscriberRow, field: string, value: unknown): Promise<string> {
   const input = field.startsWith('custom_fields.') ? { custom_fields: { [field.slice('custom_fields.'.length)]: value } } : { [field]: value };
   try {
-    await subscribers.updateWithin(trx, sub.account_id, sub.id, input);
+    await subscribers.update(trx, sub.account_id, sub.id, input);
     return 'updated';
   } catch (err) {
     // the field was deleted or retyped after the automation was saved: skip the step, keep the run going
@@ -150,14 +149,7 @@ async function updateField(trx: Db, sub: SubscriberRow, field: string, value: un
 
 async function matches(trx: Db, sub: SubscriberRow, step: Extract<Step, { type: 'condition' }>): Promise<boolean> {
   const types = await fields.definitions(trx, sub.account_id);
-  const row = await trx
-    .selectFrom('subscribers')
-    .select('id')
-    .where('account_id', '=', sub.account_id)
-    .where('id', '=', sub.id)
-    .where(whereMatches(step.filter, types))
-    .executeTakeFirst();
-  return row !== undefined;
+  return queries.subscriberMatches(trx, sub.account_id, sub.id, whereMatches(step.filter, types));
 }
 
 async function send(deps: RunDeps, p: SendPlan): Promise<SendResult> {
@@ -191,7 +183,7 @@ async function send(deps: RunDeps, p: SendPlan): Promise<SendResult> {
 
 /** The outcome of an email: sent (email.sent with automation_id), retried later (4xx), or the run failed. */
 async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): Promise<Turn> {
-  const run = await trx.selectFrom('automation_runs').selectAll().where('id', '=', p.run.id).forUpdate().executeTakeFirst();
+  const run = await runQueries.lockRun(trx, p.run.id);
   if (!run) return 'done';
   const path = p.run.current_step!;
   const steps = p.automation.steps as Step[];
@@ -200,7 +192,7 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
   if (r.ok) {
     const source = { automation_id: p.automation.id, step: path, run_id: run.id };
     await recordEvent(trx, run.account_id, 'email.sent', { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId }, p.sub.id);
-    await trx.updateTable('automations').set((eb) => ({ emails_sent: eb('emails_sent', '+', 1) })).where('id', '=', p.automation.id).execute();
+    await queries.addToCounter(trx, p.automation.id, 'emails_sent');
     const entry = { step: path, type: 'send_email', result: 'sent', message_id: r.messageId };
     const sent = { step_state: null, step_attempts: 0, emails_sent: run.emails_sent + 1 };
     // canceled while the email was with the mail server: the email counts, the run stays canceled
@@ -224,17 +216,13 @@ async function save(trx: Db, run: RunRow, changes: RunChanges, entries: Entry | 
   const at = new Date().toISOString();
   const added = (entries === null ? [] : Array.isArray(entries) ? entries : [entries]).map((e) => ({ at, ...e }));
   const history = added.length > 0 ? [...run.history, ...added].slice(-MAX_HISTORY) : run.history;
-  await trx
-    .updateTable('automation_runs')
-    .set({
-      ...changes,
-      ...(extra.status && { status: extra.status }),
-      ...(extra.finished && { finished_at: new Date(), next_run_at: null, current_step: null }),
-      history: JSON.stringify(history),
-      updated_at: new Date(),
-    })
-    .where('id', '=', run.id)
-    .execute();
+  await runQueries.updateRun(trx, run.id, {
+    ...changes,
+    ...(extra.status && { status: extra.status }),
+    ...(extra.finished && { finished_at: new Date(), next_run_at: null, current_step: null }),
+    history: JSON.stringify(history),
+    updated_at: new Date(),
+  });
   run.history = history;
 }
 
@@ -245,15 +233,14 @@ async function moveTo(trx: Db, run: RunRow, automation: AutomationRow, next: str
     return 'continue';
   }
   await save(trx, run, changes, [...(entry ? [entry] : []), { type: 'run', result: 'completed' }], { status: 'completed', finished: true });
-  await trx.updateTable('automations').set((eb) => ({ runs_completed: eb('runs_completed', '+', 1) })).where('id', '=', automation.id).execute();
-  const sub = await trx.selectFrom('subscribers').select(['id', 'email']).where('id', '=', run.subscriber_id).executeTakeFirstOrThrow();
+  await queries.addToCounter(trx, automation.id, 'runs_completed');
+  const sub = await queries.subscriberIdentity(trx, run.subscriber_id);
   await recordEvent(trx, run.account_id, 'automation.completed', { automation: { id: automation.id, name: automation.name }, subscriber: sub, run_id: run.id }, run.subscriber_id);
   return 'done';
 }
 
 async function stop(trx: Db, run: RunRow, status: 'canceled' | 'failed', entry: Entry, changes: RunChanges = {}): Promise<Turn> {
   await save(trx, run, changes, entry, { status, finished: true });
-  const counter = status === 'canceled' ? 'runs_canceled' : 'runs_failed';
-  await trx.updateTable('automations').set((eb) => ({ [counter]: eb(counter, '+', 1) })).where('id', '=', run.automation_id).execute();
+  await queries.addToCounter(trx, run.automation_id, status === 'canceled' ? 'runs_canceled' : 'runs_failed');
   return 'done';
 }

@@ -9,6 +9,7 @@ import * as fields from '../subscribers/fields.ts';
 import { SegmentFilter, validateFor, type Filter } from '../segments/filter.ts';
 import { Email, SubscriberUpdate } from '../subscribers/subscribers.ts';
 import { parseInput } from '../validation.ts';
+import { existsInAccount } from './queries.ts';
 
 const guid = (what: string) => z.guid(`${what} must be a UUID`);
 export const SOURCES = ['api', 'import', 'form', 'dashboard', 'mcp'] as const;
@@ -109,8 +110,7 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
   const errors: FieldErrors = {};
   const problem = (path: string, message: string) => void (errors[path] ??= []).push(message);
   const defs = await fields.definitions(db, accountId);
-  const exists = async (table: 'groups' | 'forms' | 'campaigns', id: string) =>
-    !!(await db.selectFrom(table).select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst());
+  const exists = (table: 'groups' | 'forms' | 'campaigns', id: string) => existsInAccount(db, table, accountId, id);
 
   if (trigger?.type === 'joined_group' && !(await exists('groups', trigger.group_id))) problem('trigger.group_id', 'Group not found');
   if (trigger?.type === 'form_submitted' && !(await exists('forms', trigger.form_id))) problem('trigger.form_id', 'Form not found');

@@ -1,20 +1,16 @@
 // /api/v1/external/automations: our addition to the spec's REST surface (the spec shows automations only
 // as tools). CRUD, enable/disable and the run activity; same rules as the MCP automation tools
-// (src/domain/automations.ts). Scopes automations:read / automations:write.
+// (src/domain/automations/). Scopes automations:read / automations:write.
 import type { FastifyInstance } from 'fastify';
 import * as automations from '../../domain/automations/automations.ts';
-import { ok, parse, pathId } from './envelope.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = automations.NOT_FOUND;
 
-function pagination(page: number, perPage: number, total: number) {
-  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
-}
-
 export async function automationRoutes(app: FastifyInstance) {
   app.get('/automations', { config: { scope: 'automations:read' } }, async (req) => {
-    const r = await automations.list(app.db, req.key.accountId, req.query as automations.ListQuery);
-    return ok({ automations: r.data, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await automations.list(app.db, req.key.accountId, req.query as automations.ListQuery);
+    return ok({ automations: page.items, pagination: pagination(page) });
   });
 
   app.post('/automations', { config: { scope: 'automations:write' } }, async (req, reply) => {
@@ -44,7 +40,7 @@ export async function automationRoutes(app: FastifyInstance) {
   });
 
   app.get('/automations/:id/activity', { config: { scope: 'automations:read' } }, async (req) => {
-    const r = await automations.activity(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as automations.ActivityQuery);
-    return ok({ runs: r.data, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await automations.activity(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as automations.ActivityQuery);
+    return ok({ runs: page.items, pagination: pagination(page) });
   });
 }

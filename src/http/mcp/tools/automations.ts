@@ -1,8 +1,8 @@
 // MCP tools for automations (spec scopes automations:read / automations:write): list, get, activity,
-// create, delete. Each parses its arguments and calls src/domain/automations.ts.
+// create, delete. Each parses its arguments and calls src/domain/automations/.
 import { z } from 'zod';
 import * as automations from '../../../domain/automations/automations.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const AutomationId = z.guid('automation_id must be a UUID').describe('The automation id (UUID), as returned by list_automations or create_automation.');
@@ -18,8 +18,8 @@ const listAutomations = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const r = await automations.list(ctx.db, ctx.key.accountId, a);
-    return { data: r.data, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await automations.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
@@ -53,8 +53,8 @@ const getAutomationActivity = defineTool({
     ...PageArgs,
   }),
   async run(ctx, { automation_id, ...q }) {
-    const r = await automations.activity(ctx.db, ctx.key.accountId, automation_id, q);
-    return { data: r.data, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await automations.activity(ctx.db, ctx.key.accountId, automation_id, q);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
