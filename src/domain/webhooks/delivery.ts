@@ -3,12 +3,13 @@
 // anything is sent, and is only finished after the receiver answered; `webhook-id` is the same on every
 // retry so receivers can drop duplicates. No network I/O happens inside a transaction.
 import { createHmac, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { DeliveryStatus, WebhookPayload } from '../../db/schema/webhooks.ts';
-import type { FeedBatch } from '../events/feed.ts';
+import { EventFeed, webhookWanted, type FeedBatch } from '../events/feed.ts';
 import { recordEvent } from '../events/log.ts';
+import * as queries from './queries.ts';
+import type { Claimed } from './queries.ts';
 import { post, type PostResult } from './target.ts';
 import { inTransaction } from '../transaction.ts';
 
@@ -26,58 +27,49 @@ export function retrySchedule(config: Config): number[] {
 }
 
 /**
- * Queues one delivery per (enabled webhook subscribed to the type, event) for the events in the batch.
- * One INSERT … SELECT; the payload is frozen now, so a later change or erasure of the source row does
- * not alter what a retry sends (forget_subscriber scrubs it explicitly).
+ * The fan-out's reader of the events log. Fan-out works on the seq range in SQL, so it reads seqs only;
+ * events of accounts without a webhook for them are stepped over.
  */
-export async function fanOut(trx: Db, batch: FeedBatch): Promise<number> {
-  const result = await sql`
-    insert into webhook_deliveries (account_id, webhook_id, event_id, event_type, payload, next_attempt_at)
-    select e.account_id, w.id, e.id, e.type,
-           jsonb_build_object(
-             'id', e.id, 'event_type', e.type,
-             'created_at', to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-             'account_id', e.account_id, 'data', e.data),
-           now()
-      from events e
-      join webhooks w on w.account_id = e.account_id and w.enabled and (e.type = any(w.events) or '*' = any(w.events))
-     where e.seq > ${batch.fromSeq} and e.seq <= ${batch.toSeq}
-    on conflict (webhook_id, event_id) do nothing`.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
+export function eventFeed(): EventFeed {
+  return new EventFeed('webhooks', 500, { seqsOnly: true, wanted: webhookWanted });
 }
 
-export interface Claimed {
-  id: string;
-  account_id: string;
-  webhook_id: string;
-  payload: WebhookPayload;
-  attempt_count: number;
-  is_test: boolean;
-  url: string;
-  secret: string;
+/** One round of fan-out: the next batch of events, as deliveries. */
+export async function fanOutNext(db: Db, feed: EventFeed): Promise<{ handled: number; queued: number }> {
+  let queued = 0;
+  const handled = await feed.consume(db, async (trx, batch) => {
+    queued = await fanOut(trx, batch);
+  });
+  return { handled, queued };
 }
 
 /**
- * Leases up to `limit` due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED, so instances never
- * share one). The lease outlives one attempt; a worker that dies mid-attempt lets it lapse and the
- * delivery is tried again (at-least-once).
+ * Queues one delivery per (enabled webhook subscribed to the type, event) for the events in the batch.
+ * The payload is frozen now, so a later change or erasure of the source row does not alter what a retry
+ * sends (forget_subscriber scrubs it explicitly).
  */
-export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<Claimed[]> {
-  const { rows } = await sql<Claimed>`
-    update webhook_deliveries d
-       set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
-      from webhooks w
-     where w.id = d.webhook_id
-       and d.id in (
-         select d2.id from webhook_deliveries d2
-           join webhooks w2 on w2.id = d2.webhook_id
-          where d2.status = 'pending' and d2.next_attempt_at <= now() and w2.enabled
-            and (d2.locked_until is null or d2.locked_until < now())
-          order by d2.next_attempt_at
-          limit ${limit}
-          for update of d2 skip locked)
-    returning d.id, d.account_id, d.webhook_id, d.payload, d.attempt_count, d.is_test, w.url, w.secret`.execute(db);
-  return rows;
+export function fanOut(trx: Db, batch: FeedBatch): Promise<number> {
+  return queries.insertDeliveriesFor(trx, batch);
+}
+
+/**
+ * One round of the delivery worker: leases due deliveries, WEBHOOK_CONCURRENCY at a time (instances never
+ * share one), and attempts each. The lease outlives one attempt; a worker that dies mid-attempt lets it
+ * lapse and the delivery is tried again (at-least-once). Returns how many it took.
+ */
+export async function deliverDue(db: Db, config: Config, signal: AbortSignal): Promise<number> {
+  // an attempt takes at most the timeout; the lease adds a margin for a slow database write after it
+  const leaseMs = config.WEBHOOK_TIMEOUT_MS + 60_000;
+  const due = await queries.claimDueDeliveries(db, Math.max(1, config.WEBHOOK_CONCURRENCY), leaseMs);
+  await Promise.all(
+    due.map(async (d) => {
+      const result = await attempt(config, d, signal);
+      // stopping mid-attempt: leave the lease to lapse, the next start tries again (at-least-once)
+      if (signal.aborted) return;
+      await recordAttempt(db, config, d, result);
+    }),
+  );
+  return due.length;
 }
 
 /** One signed POST of the delivery's payload (network; call outside any transaction). */
@@ -108,39 +100,22 @@ export async function recordAttempt(db: Db, config: Config, d: Pick<Claimed, 'id
   const retryIn = !r.ok && !d.is_test ? schedule[n - 1] : undefined;
   const status: DeliveryStatus = r.ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed';
   await inTransaction(db, async (trx) => {
-    const delivery = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempt_count: n,
-        next_attempt_at: retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
-        locked_until: null,
-        last_status_code: r.status_code,
-        delivered_at: r.ok ? now : null,
-      })
-      .where('id', '=', d.id)
-      .returning('id')
-      .executeTakeFirst();
+    const delivery = await queries.updateDelivery(trx, d.id, {
+      status,
+      attempt_count: n,
+      next_attempt_at: retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
+      locked_until: null,
+      last_status_code: r.status_code,
+      delivered_at: r.ok ? now : null,
+    });
     if (!delivery) return; // the webhook was deleted while we were posting: nothing left to log
-    await trx
-      .insertInto('webhook_delivery_attempts')
-      .values({ account_id: d.account_id, delivery_id: d.id, attempt: n, status_code: r.status_code, duration_ms: r.duration_ms, response: r.response, error: r.error?.slice(0, 1000) ?? null })
-      .execute();
-    const hook = await trx
-      .updateTable('webhooks')
-      .set((eb) => ({
-        last_delivery_at: now,
-        last_status_code: r.status_code,
-        // a test event says nothing about whether real deliveries are failing
-        ...(!d.is_test && { failing_since: r.ok ? null : eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`) }),
-      }))
-      .where('id', '=', d.webhook_id)
-      .returning(['id', 'name', 'url', 'enabled', 'failing_since'])
-      .executeTakeFirst();
+    await queries.insertAttempt(trx, { account_id: d.account_id, delivery_id: d.id, attempt: n, status_code: r.status_code, duration_ms: r.duration_ms, response: r.response, error: r.error?.slice(0, 1000) ?? null });
+    // a test event says nothing about whether real deliveries are failing
+    const hook = await queries.noteDelivery(trx, d.webhook_id, now, r.status_code, d.is_test ? undefined : r.ok ? 'ended' : 'failing');
     if (!hook || r.ok || d.is_test || !hook.enabled || !hook.failing_since) return;
     if (now.getTime() - new Date(hook.failing_since).getTime() < config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000) return;
     const reason = `Deliveries failed continuously since ${new Date(hook.failing_since).toISOString()}`;
-    await trx.updateTable('webhooks').set({ enabled: false, disabled_reason: reason, updated_at: now }).where('id', '=', hook.id).execute();
+    await queries.disableWebhook(trx, hook.id, reason, now);
     await recordEvent(trx, d.account_id, 'webhook.disabled', { webhook: { id: hook.id, name: hook.name, url: hook.url }, reason, failing_since: hook.failing_since });
   });
   return status;
@@ -156,11 +131,7 @@ export async function sendTest(db: Db, config: Config, hook: { id: string; accou
     account_id: hook.account_id,
     data: { webhook: { id: hook.id, name: hook.name }, message: 'This is a test event from Mailgrove.' },
   };
-  const row = await db
-    .insertInto('webhook_deliveries')
-    .values({ account_id: hook.account_id, webhook_id: hook.id, event_id: eventId, event_type: 'webhook.test', payload: JSON.stringify(payload), is_test: true })
-    .returning(['id', 'attempt_count'])
-    .executeTakeFirstOrThrow();
+  const row = await queries.insertDelivery(db, { account_id: hook.account_id, webhook_id: hook.id, event_id: eventId, event_type: 'webhook.test', payload: JSON.stringify(payload), is_test: true });
   const result = await attempt(config, { id: row.id, payload, url: hook.url, secret: hook.secret });
   const status = await recordAttempt(db, config, { id: row.id, account_id: hook.account_id, webhook_id: hook.id, attempt_count: 0, is_test: true }, result);
   return { delivery_id: row.id, event_id: eventId, status, status_code: result.status_code, duration_ms: result.duration_ms, response: result.response, error: result.error };

@@ -1,9 +1,9 @@
 // Webhooks of one account: create, get, list, update, remove, the delivery log, a test event.
-// URLs pass the SSRF rule before they are saved (webhookTarget); the secret is generated here and shown
+// URLs pass the SSRF rule before they are saved (target.ts); the secret is generated here and shown
 // only by create and get. Every query filters by accountId; another account's id reads as not found.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { PageQuery } from '../paging.ts';
+import { offsetOf, PageQuery, pageOf, type Page, type Paging } from '../paging.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { DeliveryRow, WebhookRow } from '../../db/schema/webhooks.ts';
@@ -11,7 +11,10 @@ import { NotFound, Validation } from '../errors.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { parseInput } from '../validation.ts';
 import { sendTest } from './delivery.ts';
+import * as queries from './queries.ts';
 import { refusalOf } from './target.ts';
+
+export const NOT_FOUND = 'Webhook not found';
 
 /** `*` subscribes to every event type, including ones added later. */
 export const WEBHOOK_EVENTS = [...EVENT_TYPES, '*'] as const;
@@ -52,10 +55,6 @@ export const DeliveriesQuery = ListQuery.extend({
 export type DeliveriesQuery = z.input<typeof DeliveriesQuery>;
 
 type UrlPolicy = Pick<Config, 'ALLOW_PRIVATE_WEBHOOK_URLS'>;
-interface Paging {
-  page: number;
-  per_page: number;
-}
 
 /** Standard Webhooks secret format: whsec_ + base64 of 24 random bytes. */
 export function newSecret(): string {
@@ -85,17 +84,13 @@ async function checkUrl(url: string, policy: UrlPolicy): Promise<void> {
 export async function create(db: Db, accountId: string, input: NewWebhook, policy: UrlPolicy): Promise<Webhook & { secret: string }> {
   const a = parseInput(NewWebhook, input);
   await checkUrl(a.url, policy); // DNS: before, never inside, the transaction
-  const row = await db
-    .insertInto('webhooks')
-    .values({ account_id: accountId, name: a.name ?? new URL(a.url).host, url: a.url, events: a.events, enabled: a.enabled, secret: newSecret() })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await queries.insertWebhook(db, { account_id: accountId, name: a.name ?? new URL(a.url).host, url: a.url, events: a.events, enabled: a.enabled, secret: newSecret() });
   return { ...view(row), secret: row.secret };
 }
 
 async function find(db: Db, accountId: string, id: string): Promise<WebhookRow> {
-  const row = await db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw new NotFound('Webhook not found');
+  const row = await queries.findWebhook(db, accountId, id);
+  if (!row) throw new NotFound(NOT_FOUND);
   return row;
 }
 
@@ -103,84 +98,57 @@ async function find(db: Db, accountId: string, id: string): Promise<WebhookRow> 
 export async function get(db: Db, accountId: string, id: string) {
   const row = await find(db, accountId, id);
   const recent = await deliveryPage(db, accountId, id, { page: 1, per_page: 10 });
-  return { ...view(row), secret: row.secret, recent_deliveries: recent.data };
+  return { ...view(row), secret: row.secret, recent_deliveries: recent.items };
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery) {
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Webhook>> {
   const paging = parseInput(ListQuery, query);
-  const rows = await db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(paging.per_page)
-    .offset((paging.page - 1) * paging.per_page)
-    .execute();
-  const { total } = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  return { data: rows.map(view), total: Number(total), page: paging.page, per_page: paging.per_page };
+  const rows = await queries.webhookPage(db, accountId, paging.per_page, offsetOf(paging));
+  const total = await queries.countWebhooks(db, accountId);
+  return pageOf(rows.map(view), paging, total);
 }
 
 export async function update(db: Db, accountId: string, id: string, input: WebhookUpdate, policy: UrlPolicy): Promise<Webhook> {
   const u = parseInput(WebhookUpdate, input);
   if (u.url !== undefined) await checkUrl(u.url, policy);
-  const row = await db
-    .updateTable('webhooks')
-    .set({
-      ...(u.name !== undefined && { name: u.name }),
-      ...(u.url !== undefined && { url: u.url }),
-      ...(u.events !== undefined && { events: u.events }),
-      ...(u.enabled !== undefined && { enabled: u.enabled }),
-      // enabling again starts a fresh failure streak
-      ...(u.enabled === true && { disabled_reason: null, failing_since: null }),
-      updated_at: new Date(),
-    })
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw new NotFound('Webhook not found');
+  const row = await queries.updateWebhook(db, accountId, id, {
+    ...(u.name !== undefined && { name: u.name }),
+    ...(u.url !== undefined && { url: u.url }),
+    ...(u.events !== undefined && { events: u.events }),
+    ...(u.enabled !== undefined && { enabled: u.enabled }),
+    // enabling again starts a fresh failure streak
+    ...(u.enabled === true && { disabled_reason: null, failing_since: null }),
+    updated_at: new Date(),
+  });
+  if (!row) throw new NotFound(NOT_FOUND);
   return view(row);
 }
 
 /** Deletes the webhook with its delivery log; deliveries not yet made are dropped. */
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
-  const row = await db.deleteFrom('webhooks').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
-  if (!row) throw new NotFound('Webhook not found');
+  const row = await queries.deleteWebhook(db, accountId, id);
+  if (!row) throw new NotFound(NOT_FOUND);
 }
 
 /** The delivery log of one webhook, newest first, each delivery with its attempts. */
-export async function deliveries(db: Db, accountId: string, webhookId: string, query: DeliveriesQuery) {
+export async function deliveries(db: Db, accountId: string, webhookId: string, query: DeliveriesQuery): Promise<Page<Delivery>> {
   const q = parseInput(DeliveriesQuery, query);
   await find(db, accountId, webhookId);
-  return { ...(await deliveryPage(db, accountId, webhookId, q)), page: q.page, per_page: q.per_page };
+  return deliveryPage(db, accountId, webhookId, q);
 }
 
-async function deliveryPage(db: Db, accountId: string, webhookId: string, q: Paging & { status?: DeliveryRow['status'] }) {
-  const base = db
-    .selectFrom('webhook_deliveries')
-    .where('account_id', '=', accountId)
-    .where('webhook_id', '=', webhookId)
-    .$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status!));
-  const rows = await base
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(q.per_page)
-    .offset((q.page - 1) * q.per_page)
-    .execute();
-  const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-  const attempts =
-    rows.length === 0
-      ? []
-      : await db
-          .selectFrom('webhook_delivery_attempts')
-          .select(['delivery_id', 'attempt', 'status_code', 'duration_ms', 'response', 'error', 'created_at'])
-          .where('account_id', '=', accountId)
-          .where('delivery_id', 'in', rows.map((r) => r.id))
-          .orderBy('attempt')
-          .execute();
-  const data = rows.map((r) => ({
+async function deliveryPage(db: Db, accountId: string, webhookId: string, q: Paging & { status?: DeliveryRow['status'] }): Promise<Page<Delivery>> {
+  const rows = await queries.deliveryPage(db, accountId, webhookId, q.status, q.per_page, offsetOf(q));
+  const total = await queries.countDeliveries(db, accountId, webhookId, q.status);
+  const attempts = rows.length === 0 ? [] : await queries.attemptsOf(db, accountId, rows.map((r) => r.id));
+  return pageOf(rows.map((r) => deliveryView(r, attempts)), q, total);
+}
+
+type Attempt = Awaited<ReturnType<typeof queries.attemptsOf>>[number];
+
+/** A delivery as its log shows it, with its attempts in order; when it is next tried only while pending. */
+function deliveryView(r: DeliveryRow, attempts: Attempt[]) {
+  return {
     id: r.id,
     event_id: r.event_id,
     event_type: r.event_type,
@@ -193,9 +161,9 @@ async function deliveryPage(db: Db, accountId: string, webhookId: string, q: Pag
     created_at: r.created_at,
     payload: r.payload,
     attempts: attempts.filter((a) => a.delivery_id === r.id).map(({ delivery_id: _d, ...a }) => a),
-  }));
-  return { data, total: Number(total) };
+  };
 }
+export type Delivery = ReturnType<typeof deliveryView>;
 
 /** Posts a signed `webhook.test` event to the webhook now and reports how the receiver answered. */
 export async function test(db: Db, accountId: string, id: string, config: Config) {

@@ -1,20 +1,16 @@
 // /api/v1/external/webhooks: our addition to the spec's REST surface (the spec shows webhooks only as tools).
-// CRUD, the delivery log and a test event; same rules as the MCP webhook tools (src/domain/webhooks.ts).
+// CRUD, the delivery log and a test event; same rules as the MCP webhook tools (src/domain/webhooks/).
 // Scopes webhooks:read / webhooks:write.
 import type { FastifyInstance } from 'fastify';
 import * as webhooks from '../../domain/webhooks/webhooks.ts';
-import { ok, parse, pathId } from './envelope.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
 
-const NOT_FOUND = 'Webhook not found';
-
-function pagination(page: number, perPage: number, total: number) {
-  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
-}
+const NOT_FOUND = webhooks.NOT_FOUND;
 
 export async function webhookRoutes(app: FastifyInstance) {
   app.get('/webhooks', { config: { scope: 'webhooks:read' } }, async (req) => {
-    const r = await webhooks.list(app.db, req.key.accountId, req.query as webhooks.ListQuery);
-    return ok({ webhooks: r.data, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await webhooks.list(app.db, req.key.accountId, req.query as webhooks.ListQuery);
+    return ok({ webhooks: page.items, pagination: pagination(page) });
   });
 
   app.post('/webhooks', { config: { scope: 'webhooks:write' } }, async (req, reply) => {
@@ -37,8 +33,8 @@ export async function webhookRoutes(app: FastifyInstance) {
   });
 
   app.get('/webhooks/:id/deliveries', { config: { scope: 'webhooks:read' } }, async (req) => {
-    const r = await webhooks.deliveries(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as webhooks.DeliveriesQuery);
-    return ok({ deliveries: r.data, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await webhooks.deliveries(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as webhooks.DeliveriesQuery);
+    return ok({ deliveries: page.items, pagination: pagination(page) });
   });
 
   app.post('/webhooks/:id/test', { config: { scope: 'webhooks:write' } }, async (req) => {

@@ -1,8 +1,8 @@
 // MCP tools for webhooks (spec scopes webhooks:read / webhooks:write): list, get (with secret and recent
-// deliveries), create, update, delete. Each parses its arguments and calls src/domain/webhooks.ts.
+// deliveries), create, update, delete. Each parses its arguments and calls src/domain/webhooks/.
 import { z } from 'zod';
 import * as webhooks from '../../../domain/webhooks/webhooks.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const WebhookId = z.guid('webhook_id must be a UUID').describe('The webhook id (UUID), as returned by list_webhooks or create_webhook.');
@@ -19,8 +19,8 @@ const listWebhooks = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const r = await webhooks.list(ctx.db, ctx.key.accountId, a);
-    return { data: r.data, meta: listMeta(a.page, a.per_page, r.total) };
+    const page = await webhooks.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 

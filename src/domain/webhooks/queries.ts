@@ -1,0 +1,149 @@
+// SQL for webhooks, their deliveries and the attempts of each: one function per query. Reads that answer
+// an account filter by accountId; the delivery worker finds rows by their own ids.
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Db } from '../../db/client.ts';
+import type { DeliveryStatus, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookPayload, WebhooksTable } from '../../db/schema/webhooks.ts';
+import type { FeedBatch } from '../events/feed.ts';
+
+/** A leased delivery with what an attempt needs of its webhook. */
+export interface Claimed {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  payload: WebhookPayload;
+  attempt_count: number;
+  is_test: boolean;
+  url: string;
+  secret: string;
+}
+
+// ---- webhooks ----
+
+export function insertWebhook(db: Db, row: Insertable<WebhooksTable>) {
+  return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findWebhook(db: Db, accountId: string, id: string) {
+  return db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function webhookPage(db: Db, accountId: string, limit: number, offset: number) {
+  return db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+export async function countWebhooks(db: Db, accountId: string): Promise<number> {
+  const { total } = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(total);
+}
+
+export function updateWebhook(db: Db, accountId: string, id: string, changes: Updateable<WebhooksTable>) {
+  return db.updateTable('webhooks').set(changes).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export function deleteWebhook(db: Db, accountId: string, id: string) {
+  return db.deleteFrom('webhooks').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+}
+
+/**
+ * Notes a real or test delivery's answer on its webhook. `streak` moves the failure streak: 'ended' by a
+ * success, 'failing' by a failure (kept from its first failure on), left alone when undefined.
+ */
+export function noteDelivery(trx: Db, webhookId: string, at: Date, statusCode: number | null, streak: 'ended' | 'failing' | undefined) {
+  return trx
+    .updateTable('webhooks')
+    .set((eb) => ({
+      last_delivery_at: at,
+      last_status_code: statusCode,
+      ...(streak !== undefined && { failing_since: streak === 'ended' ? null : eb.fn.coalesce('failing_since', sql<Date>`${at}::timestamptz`) }),
+    }))
+    .where('id', '=', webhookId)
+    .returning(['id', 'name', 'url', 'enabled', 'failing_since'])
+    .executeTakeFirst();
+}
+
+export async function disableWebhook(trx: Db, id: string, reason: string, at: Date): Promise<void> {
+  await trx.updateTable('webhooks').set({ enabled: false, disabled_reason: reason, updated_at: at }).where('id', '=', id).execute();
+}
+
+// ---- deliveries ----
+
+/**
+ * Queues one delivery per (enabled webhook subscribed to the type, event) for the events in the batch, in
+ * one INSERT … SELECT with the payload frozen as the event is now.
+ */
+export async function insertDeliveriesFor(trx: Db, batch: FeedBatch): Promise<number> {
+  const result = await sql`
+    insert into webhook_deliveries (account_id, webhook_id, event_id, event_type, payload, next_attempt_at)
+    select e.account_id, w.id, e.id, e.type,
+           jsonb_build_object(
+             'id', e.id, 'event_type', e.type,
+             'created_at', to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'account_id', e.account_id, 'data', e.data),
+           now()
+      from events e
+      join webhooks w on w.account_id = e.account_id and w.enabled and (e.type = any(w.events) or '*' = any(w.events))
+     where e.seq > ${batch.fromSeq} and e.seq <= ${batch.toSeq}
+    on conflict (webhook_id, event_id) do nothing`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export function insertDelivery(db: Db, row: Insertable<WebhookDeliveriesTable>) {
+  return db.insertInto('webhook_deliveries').values(row).returning(['id', 'attempt_count']).executeTakeFirstOrThrow();
+}
+
+/** Leases up to `limit` due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED: instances never share one). */
+export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number): Promise<Claimed[]> {
+  const { rows } = await sql<Claimed>`
+    update webhook_deliveries d
+       set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+      from webhooks w
+     where w.id = d.webhook_id
+       and d.id in (
+         select d2.id from webhook_deliveries d2
+           join webhooks w2 on w2.id = d2.webhook_id
+          where d2.status = 'pending' and d2.next_attempt_at <= now() and w2.enabled
+            and (d2.locked_until is null or d2.locked_until < now())
+          order by d2.next_attempt_at
+          limit ${limit}
+          for update of d2 skip locked)
+    returning d.id, d.account_id, d.webhook_id, d.payload, d.attempt_count, d.is_test, w.url, w.secret`.execute(db);
+  return rows;
+}
+
+/** undefined when the delivery is gone (its webhook was deleted meanwhile). */
+export function updateDelivery(trx: Db, id: string, changes: Updateable<WebhookDeliveriesTable>) {
+  return trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).returning('id').executeTakeFirst();
+}
+
+export async function insertAttempt(trx: Db, row: Insertable<WebhookDeliveryAttemptsTable>): Promise<void> {
+  await trx.insertInto('webhook_delivery_attempts').values(row).execute();
+}
+
+function deliveriesOf(db: Db, accountId: string, webhookId: string, status: DeliveryStatus | undefined) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .where('account_id', '=', accountId)
+    .where('webhook_id', '=', webhookId)
+    .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
+}
+
+/** Deliveries newest first. */
+export function deliveryPage(db: Db, accountId: string, webhookId: string, status: DeliveryStatus | undefined, limit: number, offset: number) {
+  return deliveriesOf(db, accountId, webhookId, status).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+}
+
+export async function countDeliveries(db: Db, accountId: string, webhookId: string, status: DeliveryStatus | undefined): Promise<number> {
+  const { total } = await deliveriesOf(db, accountId, webhookId, status).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+  return Number(total);
+}
+
+/** The attempts of the given deliveries, in attempt order. */
+export function attemptsOf(db: Db, accountId: string, deliveryIds: string[]) {
+  return db
+    .selectFrom('webhook_delivery_attempts')
+    .select(['delivery_id', 'attempt', 'status_code', 'duration_ms', 'response', 'error', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('attempt')
+    .execute();
+}
