@@ -8,7 +8,7 @@ import type { FormField, FormType } from '../../db/schema/forms.ts';
 import { NotFound, Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { embedSnippet } from './markup.ts';
-import { offsetOf, PageQuery } from '../paging.ts';
+import { offsetOf, PageQuery, pageOf, type Page } from '../paging.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { parseInput } from '../validation.ts';
 export type { FormField, FormType, PageQuery };
@@ -57,6 +57,8 @@ export type FormUpdate = z.input<typeof FormUpdate>;
 
 type Row = NonNullable<Awaited<ReturnType<typeof repo.findById>>>;
 export type FormRow = Row;
+/** A subscriber who signed up through a form, with when. */
+export type Signup = Awaited<ReturnType<typeof repo.signups>>[number];
 
 export interface Form {
   id: string;
@@ -94,10 +96,10 @@ export async function getWithEmbed(db: Db, accountId: string, id: string, public
   return { ...form, url: `${publicUrl}/f/${form.id}`, embed: embedSnippet(form, publicUrl, types) };
 }
 
-export async function list(db: Db, accountId: string, query: PageQuery = {}) {
+export async function list(db: Db, accountId: string, query: PageQuery = {}): Promise<Page<Form>> {
   const p = parseInput(PageQuery, query);
   const rows = await repo.page(db, accountId, p.per_page, offsetOf(p));
-  return { forms: await present(db, accountId, rows), total: await repo.count(db, accountId), ...p };
+  return pageOf(await present(db, accountId, rows), p, await repo.count(db, accountId));
 }
 
 export async function update(db: Db, accountId: string, id: string, input: FormUpdate): Promise<Form> {
@@ -120,11 +122,11 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** Subscribers who signed up through the form (confirmed, for double opt-in), latest signup first. */
-export async function signups(db: Db, accountId: string, id: string, query: PageQuery = {}) {
+export async function signups(db: Db, accountId: string, id: string, query: PageQuery = {}): Promise<Page<Signup>> {
   const p = parseInput(PageQuery, query);
   if (!(await repo.findById(db, accountId, id))) throw new NotFound('Form not found');
   const [rows, total] = [await repo.signups(db, accountId, id, p.per_page, offsetOf(p)), await repo.countSignups(db, accountId, id)];
-  return { subscribers: rows, total, ...p };
+  return pageOf(rows, p, total);
 }
 
 /**

@@ -12,6 +12,7 @@ import * as fields from '../subscribers/fields.ts';
 import { BATCH } from './batch.ts';
 import { CHUNK, stageCsv, toStaged, type InputRow, type StageResult } from './csv.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
+import { PageQuery, pageOf, type Page } from '../paging.ts';
 import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
 
@@ -79,21 +80,13 @@ export async function get(db: Db, accountId: string, importId: string): Promise<
   return toJob(row);
 }
 
-export const ListQuery = z.object({
-  page: z.coerce.number({ error: 'Page must be a positive integer' }).int('Page must be a positive integer').min(1, 'Page must be a positive integer').default(1),
-  per_page: z.coerce
-    .number({ error: 'per_page must be a positive integer' })
-    .int('per_page must be a positive integer')
-    .min(1, 'per_page must be a positive integer')
-    .default(25)
-    .transform((n) => Math.min(n, 100)),
-});
-export type ListQuery = z.input<typeof ListQuery>;
+export const ListQuery = PageQuery;
+export type ListQuery = PageQuery;
 
-export async function list(db: Db, accountId: string, query: ListQuery = {}) {
+export async function list(db: Db, accountId: string, query: ListQuery = {}): Promise<Page<Job>> {
   const q = parseInput(ListQuery, query);
   const [rows, total] = [await repo.page(db, accountId, q), await repo.count(db, accountId)];
-  return { imports: rows.map(toJob), meta: { current_page: q.page, last_page: Math.max(1, Math.ceil(total / q.per_page)), per_page: q.per_page, total } };
+  return pageOf(rows.map(toJob), q, total);
 }
 
 /** group_ids as the multipart field sends it: a JSON array of UUID strings. */

@@ -2,13 +2,9 @@
 // dashboard exists. Scopes forms:read / forms:write, like the form tools.
 import type { FastifyInstance } from 'fastify';
 import * as forms from '../../domain/forms/forms.ts';
-import { ok, parse, pathId } from './envelope.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = 'Form not found';
-
-function pagination(page: number, perPage: number, total: number) {
-  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
-}
 
 export async function formRoutes(app: FastifyInstance) {
   app.post('/forms', { config: { scope: 'forms:write' } }, async (req, reply) => {
@@ -17,8 +13,8 @@ export async function formRoutes(app: FastifyInstance) {
   });
 
   app.get('/forms', { config: { scope: 'forms:read' } }, async (req) => {
-    const r = await forms.list(app.db, req.key.accountId, req.query as forms.PageQuery);
-    return ok({ forms: r.forms, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await forms.list(app.db, req.key.accountId, req.query as forms.PageQuery);
+    return ok({ forms: page.items, pagination: pagination(page) });
   });
 
   app.get('/forms/:id', { config: { scope: 'forms:read' } }, async (req) => {
@@ -36,7 +32,7 @@ export async function formRoutes(app: FastifyInstance) {
   });
 
   app.get('/forms/:id/subscribers', { config: { scope: 'forms:read' } }, async (req) => {
-    const r = await forms.signups(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as forms.PageQuery);
-    return ok({ subscribers: r.subscribers, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await forms.signups(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as forms.PageQuery);
+    return ok({ subscribers: page.items, pagination: pagination(page) });
   });
 }

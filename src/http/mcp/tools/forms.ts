@@ -3,7 +3,7 @@
 // until the dashboard exists; the public pages are /f/{id} and /f/confirm/{token}.
 import { z } from 'zod';
 import * as forms from '../../../domain/forms/forms.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const FormId = z.guid('form_id must be a UUID').describe('The form id (UUID), as returned by list_forms.');
@@ -22,8 +22,8 @@ const listForms = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const r = await forms.list(ctx.db, ctx.key.accountId, a);
-    return { data: r.forms, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await forms.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
@@ -52,8 +52,8 @@ const getFormSubscribers = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ form_id: FormId, ...PageArgs }),
   async run(ctx, { form_id, ...page }) {
-    const r = await forms.signups(ctx.db, ctx.key.accountId, form_id, page);
-    return { data: r.subscribers, meta: listMeta(r.page, r.per_page, r.total) };
+    const signups = await forms.signups(ctx.db, ctx.key.accountId, form_id, page);
+    return { data: signups.items, meta: metaOf(signups) };
   },
 });
 
