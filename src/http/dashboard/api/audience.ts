@@ -41,7 +41,10 @@ export async function audienceRoutes(app: FastifyInstance) {
     return ok({ deleted: true });
   });
 
-  app.get('/forms', async (req) => ok(await forms.list(app.db, req.member.accountId, req.query as forms.PageQuery)));
+  app.get('/forms', async (req) => {
+    const { items, total, page, per_page } = await forms.list(app.db, req.member.accountId, req.query as forms.PageQuery);
+    return ok({ forms: items, total, page, per_page });
+  });
   app.get('/forms/:id', async (req) => ok(await forms.getWithEmbed(app.db, req.member.accountId, pathId(req.params, 'Form not found'), app.config.publicUrl)));
   app.post('/forms', { config: { permission: 'edit' } }, async (req, reply) => {
     const form = await forms.create(app.db, req.member.accountId, (req.body ?? {}) as forms.NewForm);
