@@ -1,7 +1,10 @@
 // Kysely types of the segments tables (migration 20261121_0910_segments.sql).
 import type { Generated } from 'kysely';
-import type { Filter } from '../../domain/segments/filter.ts';
 import type { JsonColumn, Timestamp } from './core.ts';
+
+/** A stored segment filter: the rule tree as saved (the segment context validates and compiles it). */
+export type FilterRule = { field: string; operator: string; value?: unknown };
+export type Filter = { match: 'all' | 'any'; rules: (FilterRule | Filter)[] };
 
 export interface SegmentsTable {
   id: Generated<string>;

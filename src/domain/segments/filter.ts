@@ -12,15 +12,18 @@
 import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import * as repo from './queries.ts';
 import type { DB } from '../../db/schema.ts';
+import type { Filter, FilterRule } from '../../db/schema/segments.ts';
 import { Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
+import * as groups from '../subscribers/groups.ts';
+import { likePattern } from '../likePattern.ts';
 import { parseInput } from '../validation.ts';
 import { checkRules, MAX_DEPTH, MAX_RULES, resolveKind, type FieldTypes, type Kind, type Operator } from './rules.ts';
 
-export type Rule = { field: string; operator: string; value?: unknown };
-export type Filter = { match: 'all' | 'any'; rules: (Rule | Filter)[] };
+// the stored shape is the table's column type; this module is what makes a stored filter valid
+export type Rule = FilterRule;
+export type { Filter };
 export { FIELDS, OPERATORS, MAX_DEPTH, MAX_RULES, type FieldTypes } from './rules.ts';
 
 const RuleShape = z.object({
@@ -60,7 +63,7 @@ export async function validateFor(db: Db, accountId: string, input: unknown, pre
   const problems = checkRules(filter, types);
   const groupIds = problems.length ? [] : collectGroupIds(filter);
   if (groupIds.length) {
-    const found = await repo.existingGroupIds(db, accountId, [...new Set(groupIds.map((g) => g.id))]);
+    const found = await groups.existingIds(db, accountId, [...new Set(groupIds.map((g) => g.id))]);
     for (const g of groupIds) if (!found.has(g.id)) problems.push({ path: g.path, message: `Group not found: ${g.id}` });
   }
   if (problems.length) {
@@ -185,12 +188,6 @@ function compileText(c: RawBuilder<unknown> | ReturnType<typeof sql.ref>, op: Op
     default:
       throw new Error(`operator ${op} reached the text compiler unchecked`);
   }
-}
-
-/** LIKE pattern with the user's % _ and \ taken literally (backslash is PostgreSQL's default LIKE escape). */
-export function likePattern(term: string, op: 'contains' | 'starts_with' | 'ends_with'): string {
-  const t = term.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`);
-  return op === 'contains' ? `%${t}%` : op === 'starts_with' ? `${t}%` : `%${t}`;
 }
 
 const CMP: Partial<Record<Operator, RawBuilder<unknown>>> = { gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=`, before: sql`<`, after: sql`>`, eq: sql`=` };

@@ -2,7 +2,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Filter } from './filter.ts';
+import type { Filter } from '../../db/schema/segments.ts';
 
 export type Where = (eb: ExpressionBuilder<DB, 'subscribers'>) => Expression<SqlBool>;
 
@@ -93,11 +93,4 @@ export function members(db: Db, accountId: string, where: Where, limit: number, 
     .limit(limit)
     .offset(offset)
     .execute();
-}
-
-/** Group ids of this account among `ids` (a filter may only name the account's own groups). */
-export async function existingGroupIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
-  return new Set(rows.map((r) => r.id));
 }

@@ -6,8 +6,9 @@ import type { Db } from '../../db/client.ts';
 import * as repo from './queries.ts';
 import { Conflict, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
+import type { ListItem } from '../subscribers/subscribers.ts';
 import { SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
-import { offsetOf, PageQuery } from '../paging.ts';
+import { offsetOf, pageOf, PageQuery, type Page } from '../paging.ts';
 export type { PageQuery };
 import { parseInput } from '../validation.ts';
 
@@ -20,7 +21,6 @@ export const SegmentUpdate = z
   .object({ name: Name.optional(), filter: SegmentFilter.optional() })
   .refine((u) => u.name !== undefined || u.filter !== undefined, { message: 'Give name and/or filter to change', path: ['name'] });
 export type SegmentUpdate = z.input<typeof SegmentUpdate>;
-
 
 export interface Segment {
   id: string;
@@ -47,10 +47,10 @@ export async function get(db: Db, accountId: string, id: string): Promise<Segmen
   return (await withCounts(db, accountId, [row]))[0]!;
 }
 
-export async function list(db: Db, accountId: string, query: PageQuery = {}) {
+export async function list(db: Db, accountId: string, query: PageQuery = {}): Promise<Page<Segment>> {
   const p = parseInput(PageQuery, query);
   const rows = await repo.page(db, accountId, p.per_page, offsetOf(p));
-  return { segments: await withCounts(db, accountId, rows), total: await repo.count(db, accountId), ...p };
+  return pageOf(await withCounts(db, accountId, rows), p, await repo.count(db, accountId));
 }
 
 export async function update(db: Db, accountId: string, id: string, input: SegmentUpdate): Promise<Segment> {
@@ -66,14 +66,14 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
   if (!(await repo.remove(db, accountId, id))) throw new NotFound('Segment not found');
 }
 
-/** The subscribers the segment's filter matches now, newest first (list-item fields). */
-export async function members(db: Db, accountId: string, id: string, query: PageQuery = {}) {
+/** The subscribers the segment's filter matches now, newest first (list-item fields), and which segment it is. */
+export async function members(db: Db, accountId: string, id: string, query: PageQuery = {}): Promise<Page<ListItem> & { segment: { id: string; name: string } }> {
   const p = parseInput(PageQuery, query);
   const row = await repo.findById(db, accountId, id);
   if (!row) throw new NotFound('Segment not found');
   const where = whereMatches(row.filter, await fields.definitions(db, accountId));
-  const [subscribers, [total]] = [await repo.members(db, accountId, where, p.per_page, offsetOf(p)), await repo.countMatching(db, accountId, [where])];
-  return { segment: { id: row.id, name: row.name }, subscribers, total: total!, ...p };
+  const [items, [total]] = [await repo.members(db, accountId, where, p.per_page, offsetOf(p)), await repo.countMatching(db, accountId, [where])];
+  return { segment: { id: row.id, name: row.name }, ...pageOf(items, p, total!) };
 }
 
 /**

@@ -1,8 +1,8 @@
 // Custom-field definitions of an account (key, name, type) and the coercion of values to those types.
 // A subscriber's custom_fields may only use defined keys; each value is coerced or rejected per field.
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
+import * as repo from './fieldQueries.ts';
 import type { FieldRow } from '../../db/schema.ts';
 import { Conflict, NotFound, Validation, type FieldErrors } from '../errors.ts';
 import { isStorable, NOT_STORABLE, storableString } from '../storable.ts';
@@ -35,41 +35,29 @@ export interface Field {
   created_at: Date;
 }
 
-const COLUMNS = ['id', 'key', 'name', 'type', 'created_at'] as const;
-
 export function list(db: Db, accountId: string): Promise<Field[]> {
-  return db.selectFrom('fields').select(COLUMNS).where('account_id', '=', accountId).orderBy('key').execute();
+  return repo.list(db, accountId);
 }
 
 export async function create(db: Db, accountId: string, input: NewField): Promise<Field> {
   const f = parseInput(NewField, input);
-  const row = await db
-    .insertInto('fields')
-    .values({ account_id: accountId, key: f.key, name: f.name ?? f.key, type: f.type })
-    .onConflict((oc) => oc.doNothing())
-    .returning(COLUMNS)
-    .executeTakeFirst();
+  const row = await repo.insert(db, accountId, { key: f.key, name: f.name ?? f.key, type: f.type });
   if (!row) throw new Conflict('Field already exists');
   return row;
 }
 
 export async function remove(db: Db, accountId: string, fieldId: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const field = await trx.deleteFrom('fields').where('account_id', '=', accountId).where('id', '=', fieldId).returning('key').executeTakeFirst();
+    const field = await repo.remove(trx, accountId, fieldId);
     if (!field) throw new NotFound('Field not found');
     // the values go with their definition, so a re-created field of another type starts clean
-    await trx
-      .updateTable('subscribers')
-      .set({ custom_fields: sql<string>`custom_fields - ${field.key}` })
-      .where('account_id', '=', accountId)
-      .where(sql<boolean>`custom_fields ? ${field.key}`)
-      .execute();
+    await repo.dropValues(trx, accountId, field.key);
   });
 }
 
 export async function definitions(db: Db, accountId: string): Promise<Map<string, FieldType>> {
-  const rows = await db.selectFrom('fields').select(['key', 'type']).where('account_id', '=', accountId).execute();
-  return new Map(rows.map((r) => [r.key, r.type as FieldType]));
+  const rows = await repo.types(db, accountId);
+  return new Map(rows.map((r) => [r.key, r.type]));
 }
 
 /** Coerces one value to a field type; undefined means it does not fit. null clears the value. */

@@ -2,9 +2,10 @@
 // (ERASERS: send ledger, webhook payload log, import rows, pending signups, automation runs; plus the
 // outbox and old event payloads here), and keep only a salted hash in suppressions. One transaction:
 // either the address is gone everywhere or nothing changed.
-import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import { ERASERS } from './erasers/index.ts';
+import * as erasures from './forgetQueries.ts';
+import * as repo from './queries.ts';
 import { NotFound } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
 import * as suppressions from './suppressions.ts';
@@ -12,38 +13,19 @@ import { inTransaction } from '../transaction.ts';
 
 export async function forgetSubscriber(db: Db, secret: string, accountId: string, subscriberId: string): Promise<{ id: string; forgotten: true }> {
   return inTransaction(db, async (trx) => {
-    const sub = await trx
-      .selectFrom('subscribers')
-      .select(['id', 'email'])
-      .where('account_id', '=', accountId)
-      .where('id', '=', subscriberId)
-      .forUpdate()
-      .executeTakeFirst();
+    const sub = await repo.findForUpdate(trx, accountId, subscriberId);
     if (!sub) throw new NotFound('Subscriber not found');
     const target = { subscriberId: sub.id, email: sub.email };
     for (const erase of ERASERS) await erase(trx, accountId, target);
-    await eraseOutbox(trx, accountId, sub.email);
+    const lower = sub.email.trim().toLowerCase();
+    await erasures.deleteOutboxMail(trx, accountId, lower);
     // events with subscriber_id go with the row (the AFTER DELETE trigger of migration 1100); older payloads that name the address
     // without that link (e.g. subscriber.deleted of an earlier copy) are removed too
-    await trx
-      .deleteFrom('events')
-      .where('account_id', '=', accountId)
-      .where(sql<string>`lower(data->'subscriber'->>'email')`, '=', sub.email.trim().toLowerCase())
-      .execute();
-    await trx.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', sub.id).execute();
+    await erasures.deleteEventsNaming(trx, accountId, lower);
+    await repo.remove(trx, accountId, sub.id);
     await suppressions.suppress(trx, secret, accountId, sub.email, 'forgotten');
     // webhooks still learn of the deletion, but the payload carries no address
     await recordEvent(trx, accountId, 'subscriber.deleted', { subscriber: { id: sub.id }, forgotten: true }, null);
     return { id: sub.id, forgotten: true as const };
   });
-}
-
-// captured mail to this address: to_addr is "Name <email>" or the bare address
-async function eraseOutbox(trx: Db, accountId: string, email: string): Promise<void> {
-  const lower = email.trim().toLowerCase();
-  await trx
-    .deleteFrom('outbox')
-    .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb(eb.fn('lower', ['to_addr']), '=', lower), eb(sql<string>`right(lower(to_addr), ${lower.length + 2})`, '=', `<${lower}>`)]))
-    .execute();
 }

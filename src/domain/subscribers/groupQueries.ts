@@ -4,7 +4,8 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
-import { containsPattern } from '../likePattern.ts';
+import { likePattern } from '../likePattern.ts';
+import { offsetOf, type Paging } from '../paging.ts';
 
 type G = ExpressionBuilder<DB, 'groups'>;
 
@@ -35,9 +36,18 @@ export function findById(db: Db, accountId: string, id: string) {
   return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
-export interface ListInput {
-  page: number;
-  per_page: number;
+export function names(db: Db, accountId: string, ids: string[]) {
+  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+}
+
+/** Group ids of this account among `ids`; callers compare to find foreign or missing ones. */
+export async function existingIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+export interface ListInput extends Paging {
   search?: string;
 }
 
@@ -45,7 +55,7 @@ function filtered(db: Db, accountId: string, search: string | undefined) {
   return db
     .selectFrom('groups')
     .where('groups.account_id', '=', accountId)
-    .$if(!!search, (qb) => qb.where((eb) => eb(eb.fn('lower', ['groups.name']), 'like', containsPattern(search!))));
+    .$if(!!search, (qb) => qb.where((eb) => eb(eb.fn('lower', ['groups.name']), 'like', likePattern(search!))));
 }
 
 export function listWithCounts(db: Db, accountId: string, q: ListInput) {
@@ -55,7 +65,7 @@ export function listWithCounts(db: Db, accountId: string, q: ListInput) {
     .orderBy((eb) => eb.fn('lower', ['groups.name']))
     .orderBy('groups.id')
     .limit(q.per_page)
-    .offset((q.page - 1) * q.per_page)
+    .offset(offsetOf(q))
     .execute();
 }
 

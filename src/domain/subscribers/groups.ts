@@ -2,7 +2,7 @@
 // members, and assign/unassign of one subscriber. Names are unique per account, case-insensitively.
 // Every membership change writes subscriber.added_to_group / removed_from_group in the same transaction.
 import { z } from 'zod';
-import { PageQuery } from '../paging.ts';
+import { pageOf, PageQuery, type Page } from '../paging.ts';
 import type { Db } from '../../db/client.ts';
 import * as repo from './groupQueries.ts';
 import * as subscriberRepo from './queries.ts';
@@ -60,11 +60,11 @@ export async function get(db: Db, accountId: string, id: string): Promise<Group>
   return view(row);
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<{ groups: Group[]; total: number; page: number; per_page: number }> {
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Group>> {
   const q = parseInput(ListQuery, query);
   const search = q.search || undefined;
   const [rows, total] = [await repo.listWithCounts(db, accountId, { ...q, search }), await repo.countMatching(db, accountId, search)];
-  return { groups: rows.map(view), total, page: q.page, per_page: q.per_page };
+  return pageOf(rows.map(view), q, total);
 }
 
 export async function update(db: Db, accountId: string, id: string, input: GroupUpdate): Promise<Group> {
@@ -84,11 +84,15 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** The group's subscribers (list columns), newest first; the group must exist in the account. */
-export async function members(db: Db, accountId: string, groupId: string, query: MembersQuery) {
+export async function members(db: Db, accountId: string, groupId: string, query: MembersQuery): Promise<Page<subscribers.ListItem>> {
   const q = parseInput(MembersQuery, query);
   if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
-  const { subscribers: rows, pagination } = await subscribers.list(db, accountId, { ...q, group_id: groupId });
-  return { subscribers: rows, total: pagination.total_count, page: q.page, per_page: q.per_page };
+  return subscribers.list(db, accountId, { ...q, group_id: groupId });
+}
+
+/** Group ids of this account among `ids` (a segment filter may only name the account's own groups). */
+export function existingIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
+  return repo.existingIds(db, accountId, ids);
 }
 
 export interface MembershipChange {

@@ -2,6 +2,7 @@
 // getFull in subscribers.ts reads them; this module writes them, always inside the subscriber's account.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
+import * as repo from './queries.ts';
 import { NotFound } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 
@@ -18,19 +19,7 @@ export interface Note {
 
 export async function addNote(db: Db, accountId: string, subscriberId: string, input: NewNote): Promise<Note> {
   const { content } = parseInput(NewNote, input);
-  // insert … select: a subscriber of another account (or none) inserts nothing, with no read-then-write gap
-  const row = await db
-    .insertInto('subscriber_notes')
-    .columns(['account_id', 'subscriber_id', 'content'])
-    .expression((eb) =>
-      eb
-        .selectFrom('subscribers')
-        .select([eb.val(accountId).as('account_id'), 'id', eb.val(content).as('content')])
-        .where('account_id', '=', accountId)
-        .where('id', '=', subscriberId),
-    )
-    .returning(['id', 'content', 'created_at'])
-    .executeTakeFirst();
+  const row = await repo.insertNote(db, accountId, subscriberId, content);
   if (!row) throw new NotFound('Subscriber not found');
   return row;
 }

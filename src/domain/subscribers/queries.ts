@@ -1,15 +1,25 @@
-// SQL for the subscribers table and its memberships/notes: one function per query, accountId always.
-import { sql } from 'kysely';
+// SQL for the subscribers table, its memberships, notes and activity: one function per query, accountId
+// always. Custom-field definitions are in fieldQueries.ts, groups in groupQueries.ts, and what forget
+// erases and the suppression list it leaves in forgetQueries.ts.
+import { sql, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../../db/client.ts';
-import type { NewSubscriberRow, SubscriberStatus } from '../../db/schema.ts';
+import type { NewSubscriberRow, SubscribersTable, SubscriberStatus } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { containsPattern } from '../likePattern.ts';
-
-export const LIST_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'status', 'created_at'] as const;
+import { likePattern } from '../likePattern.ts';
+import { offsetOf, type Paging } from '../paging.ts';
 
 export function findById(db: Db, accountId: string, id: string) {
   return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The row locked for a read-modify-write (update). */
+export function findForUpdate(db: Db, accountId: string, id: string) {
+  return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function exists(db: Db, accountId: string, id: string): Promise<boolean> {
+  return (await db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
 export function findByEmail(db: Db, accountId: string, email: string) {
@@ -40,7 +50,7 @@ function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_
       ),
     )
     .$if(q.search !== undefined && q.search !== '', (qb) => {
-      const p = containsPattern(q.search!);
+      const p = likePattern(q.search!);
       // lower(col) LIKE lower pattern: the expressions the trigram indexes are built on
       return qb.where((eb) =>
         eb.or([eb(eb.fn('lower', ['s.email']), 'like', p), eb(eb.fn('lower', ['s.first_name']), 'like', p), eb(eb.fn('lower', ['s.last_name']), 'like', p)]),
@@ -54,7 +64,7 @@ export function search(db: Db, accountId: string, q: SearchInput) {
     .orderBy('s.created_at', 'desc')
     .orderBy('s.id', 'desc')
     .limit(q.per_page)
-    .offset((q.page - 1) * q.per_page)
+    .offset(offsetOf(q))
     .execute();
 }
 
@@ -80,6 +90,11 @@ export async function countByStatus(db: Db, accountId: string): Promise<Record<S
   return counts;
 }
 
+export async function subscriberLimit(db: Db, accountId: string): Promise<number> {
+  const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).executeTakeFirstOrThrow();
+  return account.subscriber_limit;
+}
+
 /** Locks the account row (serialises plan-limit checks) and counts its subscribers. */
 export async function lockAndCount(db: Db, accountId: string): Promise<{ count: number; limit: number }> {
   const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).forUpdate().executeTakeFirstOrThrow();
@@ -93,6 +108,15 @@ export function insert(db: Db, row: NewSubscriberRow) {
     .onConflict((oc) => oc.expression(sql`account_id, lower(email)`).doNothing())
     .returningAll()
     .executeTakeFirst(); // undefined = the unique index refused a duplicate email
+}
+
+export function update(db: Db, accountId: string, id: string, changes: Updateable<SubscribersTable>) {
+  return db.updateTable('subscribers').set(changes).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Memberships and notes go with the row (ON DELETE CASCADE), its events through the AFTER DELETE trigger (migration 1100). */
+export function remove(db: Db, accountId: string, id: string) {
+  return db.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /**
@@ -138,34 +162,6 @@ const fullByEmail = preparedQuery((db: Db, p: { accountId: string; email: string
   fullSubscriber(db, p.accountId).where((eb) => eb(eb.fn('lower', ['s.email']), '=', p.email)),
 );
 
-export function groupsOf(db: Db, accountId: string, subscriberId: string) {
-  return db
-    .selectFrom('subscriber_groups as sg')
-    .innerJoin('groups as g', 'g.id', 'sg.group_id')
-    .select(['g.id', 'g.name'])
-    .where('sg.account_id', '=', accountId)
-    .where('sg.subscriber_id', '=', subscriberId)
-    .orderBy('g.name')
-    .execute();
-}
-
-export function notesOf(db: Db, accountId: string, subscriberId: string) {
-  return db
-    .selectFrom('subscriber_notes')
-    .select(['id', 'content', 'created_at'])
-    .where('account_id', '=', accountId)
-    .where('subscriber_id', '=', subscriberId)
-    .orderBy('created_at')
-    .execute();
-}
-
-/** Group ids of this account among `ids`; callers compare to find foreign or missing ones. */
-export async function existingGroupIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
-  return new Set(rows.map((r) => r.id));
-}
-
 /** Adds memberships; returns the (group, subscriber) pairs that were new. */
 export async function addToGroups(db: Db, accountId: string, subscriberIds: string[], groupIds: string[]) {
   if (subscriberIds.length === 0 || groupIds.length === 0) return [];
@@ -192,4 +188,44 @@ export function removeFromGroups(db: Db, accountId: string, subscriberId: string
     .$if(Array.isArray(groupIds), (qb) => qb.where('group_id', 'in', groupIds as string[]))
     .returning('group_id')
     .execute();
+}
+
+/** insert … select: a subscriber of another account (or none) inserts nothing, with no read-then-write gap. */
+export function insertNote(db: Db, accountId: string, subscriberId: string, content: string) {
+  return db
+    .insertInto('subscriber_notes')
+    .columns(['account_id', 'subscriber_id', 'content'])
+    .expression((eb) =>
+      eb
+        .selectFrom('subscribers')
+        .select([eb.val(accountId).as('account_id'), 'id', eb.val(content).as('content')])
+        .where('account_id', '=', accountId)
+        .where('id', '=', subscriberId),
+    )
+    .returning(['id', 'content', 'created_at'])
+    .executeTakeFirst();
+}
+
+function eventsOf(db: Db, accountId: string, subscriberId: string, type: string | undefined) {
+  return db
+    .selectFrom('events')
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', subscriberId)
+    .$if(type !== undefined, (qb) => qb.where('type', '=', type!));
+}
+
+/** One subscriber's events, newest first: the events_subscriber index (subscriber_id, created_at desc) serves the page. */
+export function activity(db: Db, accountId: string, subscriberId: string, type: string | undefined, p: Paging) {
+  return eventsOf(db, accountId, subscriberId, type)
+    .select(['id', 'type', 'data', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(p.per_page)
+    .offset(offsetOf(p))
+    .execute();
+}
+
+export async function countActivity(db: Db, accountId: string, subscriberId: string, type: string | undefined): Promise<number> {
+  const row = await eventsOf(db, accountId, subscriberId, type).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -3,12 +3,14 @@
 // Every function filters by accountId; every change writes its event in the same transaction.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
+import * as groupRepo from './groupQueries.ts';
 import * as repo from './queries.ts';
 import { readCacheOf } from '../../db/readCache.ts';
 import type { SubscriberRow, SubscriberStatus } from '../../db/schema.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from '../errors.ts';
 import { recordEvent, recordEvents, type EventInput } from '../events/log.ts';
 import * as fields from './fields.ts';
+import { pageFields, pageOf, type Page } from '../paging.ts';
 import { storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
@@ -54,14 +56,9 @@ export const SubscriberUpdate = z.object({
 export type SubscriberUpdate = z.input<typeof SubscriberUpdate>;
 
 export const ListQuery = z.object({
+  ...pageFields({ defaultPerPage: 20 }),
+  // this list has always said "Page …", capitalised, where the other lists say "page …"
   page: z.coerce.number({ error: 'Page must be a positive integer' }).int('Page must be a positive integer').min(1, 'Page must be a positive integer').default(1),
-  // REST list: larger values are clamped to 100, not rejected
-  per_page: z.coerce
-    .number({ error: 'per_page must be a positive integer' })
-    .int('per_page must be a positive integer')
-    .min(1, 'per_page must be a positive integer')
-    .default(20)
-    .transform((n) => Math.min(n, 100)),
   status: z.enum(STATUSES, { error: 'Status must be one of: active, unsubscribed, bounced, complained' }).optional(),
   search: storableString().trim().max(254).optional(),
   group_id: z.guid('group_id must be a UUID').optional(),
@@ -69,6 +66,7 @@ export const ListQuery = z.object({
 export type ListQuery = z.input<typeof ListQuery>;
 
 export type Subscriber = SubscriberRow;
+export type ListItem = Pick<SubscriberRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status' | 'created_at'>;
 export interface FullSubscriber extends SubscriberRow {
   groups: { id: string; name: string }[];
   notes: { id: string; content: string; created_at: Date }[];
@@ -130,22 +128,23 @@ export async function get(db: Db, accountId: string, id: string): Promise<Subscr
   return row;
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery) {
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<ListItem>> {
   const q = parseInput(ListQuery, query);
   const search = q.search === '' ? undefined : q.search;
   const filter = { status: q.status, search, group_id: q.group_id };
   // two statements at once: on PostgreSQL they run on two connections (PGlite queues them anyway)
   const [rows, total] = await Promise.all([repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }), repo.countMatching(db, accountId, filter)]);
-  return {
-    subscribers: rows,
-    pagination: { current_page: q.page, total_pages: Math.ceil(total / q.per_page), total_count: total, per_page: q.per_page },
-  };
+  return pageOf(rows, q, total);
 }
 
+/**
+ * Changes the given fields; group_ids replaces every membership. With the caller's transaction (an
+ * automation's update_field step commits the change with the run's advance) it joins that transaction.
+ */
 export async function update(db: Db, accountId: string, id: string, input: SubscriberUpdate): Promise<Subscriber> {
   const u = parseInput(SubscriberUpdate, input);
   return inTransaction(db, async (trx) => {
-    const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+    const before = await repo.findForUpdate(trx, accountId, id);
     if (!before) throw new NotFound('Subscriber not found');
     const after = await applyChanges(trx, accountId, before, u);
     if (u.group_ids !== undefined) await replaceGroups(trx, accountId, after, await checkGroups(trx, accountId, u.group_ids));
@@ -157,20 +156,14 @@ export async function update(db: Db, accountId: string, id: string, input: Subsc
 async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u: z.output<typeof SubscriberUpdate>): Promise<SubscriberRow> {
   const merged = u.custom_fields ? dropNulls({ ...before.custom_fields, ...(await fields.coerce(trx, accountId, u.custom_fields)) }) : undefined;
   const statusChanges = u.status !== undefined && u.status !== before.status;
-  const after = await trx
-    .updateTable('subscribers')
-    .set({
-      ...(u.first_name !== undefined && { first_name: u.first_name }),
-      ...(u.last_name !== undefined && { last_name: u.last_name }),
-      ...(u.phone !== undefined && { phone: u.phone }),
-      ...(merged && { custom_fields: JSON.stringify(merged) }),
-      ...(statusChanges && { status: u.status, unsubscribed_at: u.status === 'unsubscribed' ? new Date() : null }),
-      updated_at: new Date(),
-    })
-    .where('account_id', '=', accountId)
-    .where('id', '=', before.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const after = await repo.update(trx, accountId, before.id, {
+    ...(u.first_name !== undefined && { first_name: u.first_name }),
+    ...(u.last_name !== undefined && { last_name: u.last_name }),
+    ...(u.phone !== undefined && { phone: u.phone }),
+    ...(merged && { custom_fields: JSON.stringify(merged) }),
+    ...(statusChanges && { status: u.status, unsubscribed_at: u.status === 'unsubscribed' ? new Date() : null }),
+    updated_at: new Date(),
+  });
   const events: EventInput[] = [{ type: 'subscriber.updated', subscriberId: after.id, data: { subscriber: publicView(after) } }];
   if (statusChanges && u.status === 'unsubscribed') events.push({ type: 'subscriber.unsubscribed', subscriberId: after.id, data: { subscriber: publicView(after), source: 'api' } });
   await recordEvents(trx, accountId, events);
@@ -179,18 +172,16 @@ async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u
 
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    // memberships and notes go with the row (ON DELETE CASCADE), its events through the AFTER DELETE trigger (migration 1100)
-    const row = await trx.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+    const row = await repo.remove(trx, accountId, id);
     if (!row) throw new NotFound('Subscriber not found');
     await recordEvent(trx, accountId, 'subscriber.deleted', { subscriber: { id: row.id, email: row.email } }, null);
   });
 }
 
 export async function stats(db: Db, accountId: string) {
-  const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const limit = await repo.subscriberLimit(db, accountId);
   const c = await repo.countByStatus(db, accountId);
   const total = c.active + c.unsubscribed + c.bounced + c.complained;
-  const limit = account.subscriber_limit;
   return {
     total,
     active: c.active,
@@ -250,7 +241,7 @@ export async function upsertByEmail(db: Db, accountId: string, input: UpsertSubs
 /** Validates that every id is a group of this account; a foreign id reads as missing. */
 export async function checkGroups(db: Db, accountId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-  const found = await repo.existingGroupIds(db, accountId, unique);
+  const found = await groupRepo.existingIds(db, accountId, unique);
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0) throw new Validation({ group_ids: missing.map((id) => `Group not found: ${id}`) }, `group_ids: Group not found: ${missing[0]}`);
   return unique;
@@ -283,8 +274,7 @@ async function replaceGroups(db: Db, accountId: string, sub: SubscriberRow, grou
 }
 
 async function groupNames(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
+  return new Map((await groupRepo.names(db, accountId, ids)).map((r) => [r.id, r.name]));
 }
 
 function dropNulls(values: Record<string, unknown>): Record<string, unknown> {
@@ -295,15 +285,4 @@ function dropNulls(values: Record<string, unknown>): Record<string, unknown> {
 export async function countByStatus(db: Db, accountId: string): Promise<Record<SubscriberStatus | 'total', number>> {
   const c = await repo.countByStatus(db, accountId);
   return { total: c.active + c.unsubscribed + c.bounced + c.complained, ...c };
-}
-
-/**
- * update() for a caller that already holds a transaction (an automation's update_field step commits the
- * change with the run's advance): same rules and events; group_ids are not taken here.
- */
-export async function updateWithin(trx: Db, accountId: string, id: string, input: Omit<SubscriberUpdate, 'group_ids'>): Promise<Subscriber> {
-  const u = parseInput(SubscriberUpdate.omit({ group_ids: true }), input);
-  const before = await trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
-  if (!before) throw new NotFound('Subscriber not found');
-  return applyChanges(trx, accountId, before, u);
 }

@@ -3,6 +3,7 @@
 // address is not silently re-added or mailed; an explicit add through the API is still allowed.
 import { createHmac } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
+import * as repo from './forgetQueries.ts';
 
 export type SuppressionReason = 'forgotten';
 
@@ -12,11 +13,7 @@ export function hashEmail(secret: string, email: string): string {
 }
 
 export async function suppress(db: Db, secret: string, accountId: string, email: string, reason: SuppressionReason): Promise<void> {
-  await db
-    .insertInto('suppressions')
-    .values({ account_id: accountId, email_hash: hashEmail(secret, email), reason })
-    .onConflict((oc) => oc.columns(['account_id', 'email_hash']).doNothing())
-    .execute();
+  await repo.insertSuppression(db, accountId, hashEmail(secret, email), reason);
 }
 
 export async function isSuppressed(db: Db, secret: string, accountId: string, email: string): Promise<boolean> {
@@ -27,11 +24,6 @@ export async function isSuppressed(db: Db, secret: string, accountId: string, em
 export async function suppressedAmong(db: Db, secret: string, accountId: string, emails: string[]): Promise<Set<string>> {
   if (emails.length === 0) return new Set();
   const byHash = new Map(emails.map((e) => [hashEmail(secret, e), e.trim().toLowerCase()]));
-  const rows = await db
-    .selectFrom('suppressions')
-    .select('email_hash')
-    .where('account_id', '=', accountId)
-    .where('email_hash', 'in', [...byHash.keys()])
-    .execute();
-  return new Set(rows.map((r) => byHash.get(r.email_hash)!));
+  const found = await repo.suppressedHashes(db, accountId, [...byHash.keys()]);
+  return new Set(found.map((h) => byHash.get(h)!));
 }

@@ -1,19 +1,15 @@
 // /api/v1/external/groups: our addition to the spec's REST surface (the spec shows groups only as tools).
-// Same rules as the MCP group tools, because both call src/domain/groups.ts; scopes groups:read / groups:write.
+// Same rules as the MCP group tools, because both call the domain's groups module; scopes groups:read / groups:write.
 import type { FastifyInstance } from 'fastify';
 import * as groups from '../../domain/subscribers/groups.ts';
-import { ok, parse, pathId } from './envelope.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = 'Group not found';
 
-function pagination(page: number, perPage: number, total: number) {
-  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
-}
-
 export async function groupRoutes(app: FastifyInstance) {
   app.get('/groups', { config: { scope: 'groups:read' } }, async (req) => {
-    const r = await groups.list(app.db, req.key.accountId, req.query as groups.ListQuery);
-    return ok({ groups: r.groups, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await groups.list(app.db, req.key.accountId, req.query as groups.ListQuery);
+    return ok({ groups: page.items, pagination: pagination(page) });
   });
 
   app.post('/groups', { config: { scope: 'groups:write' } }, async (req, reply) => {
@@ -35,8 +31,8 @@ export async function groupRoutes(app: FastifyInstance) {
   });
 
   app.get('/groups/:id/subscribers', { config: { scope: 'groups:read' } }, async (req) => {
-    const r = await groups.members(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as groups.MembersQuery);
-    return ok({ subscribers: r.subscribers, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await groups.members(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as groups.MembersQuery);
+    return ok({ subscribers: page.items, pagination: pagination(page) });
   });
 
   app.post('/groups/:id/subscribers/:subscriberId', { config: { scope: 'groups:write' } }, async (req) => {

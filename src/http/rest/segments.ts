@@ -2,13 +2,9 @@
 // dashboard exists. Scopes follow the spec's tool table, which puts segments under subscribers.
 import type { FastifyInstance } from 'fastify';
 import * as segments from '../../domain/segments/segments.ts';
-import { ok, parse, pathId } from './envelope.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = 'Segment not found';
-
-function pagination(page: number, perPage: number, total: number) {
-  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
-}
 
 export async function segmentRoutes(app: FastifyInstance) {
   app.post('/segments', { config: { scope: 'subscribers:write' } }, async (req, reply) => {
@@ -16,8 +12,8 @@ export async function segmentRoutes(app: FastifyInstance) {
   });
 
   app.get('/segments', { config: { scope: 'subscribers:read' } }, async (req) => {
-    const r = await segments.list(app.db, req.key.accountId, req.query as segments.PageQuery);
-    return ok({ segments: r.segments, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await segments.list(app.db, req.key.accountId, req.query as segments.PageQuery);
+    return ok({ segments: page.items, pagination: pagination(page) });
   });
 
   app.get('/segments/:id', { config: { scope: 'subscribers:read' } }, async (req) => {
@@ -35,7 +31,7 @@ export async function segmentRoutes(app: FastifyInstance) {
   });
 
   app.get('/segments/:id/subscribers', { config: { scope: 'subscribers:read' } }, async (req) => {
-    const r = await segments.members(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as segments.PageQuery);
-    return ok({ segment: r.segment, subscribers: r.subscribers, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await segments.members(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as segments.PageQuery);
+    return ok({ segment: page.segment, subscribers: page.items, pagination: pagination(page) });
   });
 }

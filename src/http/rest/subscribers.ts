@@ -1,7 +1,7 @@
 // /api/v1/external/subscribers: the spec's subscriber endpoints. Parse, call the domain, pick the spec's fields.
 import type { FastifyInstance } from 'fastify';
 import * as subscribers from '../../domain/subscribers/subscribers.ts';
-import { ok, parse, pathId, pick } from './envelope.ts';
+import { ok, pagination, parse, pathId, pick } from './envelope.ts';
 
 // spec "Which fields each response carries"
 const CREATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'created_at'] as const;
@@ -12,7 +12,8 @@ const bodies = new WeakMap<object, string>();
 
 export async function subscriberRoutes(app: FastifyInstance) {
   app.get('/subscribers', { config: { scope: 'subscribers:read' } }, async (req) => {
-    return ok(await subscribers.list(app.db, req.key.accountId, req.query as subscribers.ListQuery));
+    const page = await subscribers.list(app.db, req.key.accountId, req.query as subscribers.ListQuery);
+    return ok({ subscribers: page.items, pagination: pagination(page) });
   });
 
   app.get('/subscribers/stats', { config: { scope: 'subscribers:read' } }, async (req) => {

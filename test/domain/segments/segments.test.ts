@@ -137,10 +137,10 @@ describe('Segment members and counts', () => {
     assert.equal((await segments.get(db, acc, seg.id)).subscriber_count, 3);
     const page1 = await segments.members(db, acc, seg.id, { page: 1, per_page: 2 });
     assert.equal(page1.total, 3);
-    assert.deepEqual(page1.subscribers.map((s) => s.email), ['p3@x.co', 'p1@x.co']);
-    assert.deepEqual(Object.keys(page1.subscribers[0]!).sort(), ['created_at', 'email', 'first_name', 'id', 'last_name', 'status']);
+    assert.deepEqual(page1.items.map((s) => s.email), ['p3@x.co', 'p1@x.co']);
+    assert.deepEqual(Object.keys(page1.items[0]!).sort(), ['created_at', 'email', 'first_name', 'id', 'last_name', 'status']);
     const page2 = await segments.members(db, acc, seg.id, { page: 2, per_page: 2 });
-    assert.deepEqual(page2.subscribers.map((s) => s.email), ['p0@x.co']);
+    assert.deepEqual(page2.items.map((s) => s.email), ['p0@x.co']);
   });
 
   test('list shows each segment with its own count, newest first, with total and clamped per_page', async () => {
@@ -152,7 +152,7 @@ describe('Segment members and counts', () => {
     const r = await segments.list(db, acc, { page: 1, per_page: 500 });
     assert.equal(r.per_page, 100);
     assert.equal(r.total, 2);
-    assert.deepEqual(r.segments.map((s) => [s.name, s.subscriber_count]), [['All', 2], ['X', 1]]);
+    assert.deepEqual(r.items.map((s) => [s.name, s.subscriber_count]), [['All', 2], ['X', 1]]);
     await assert.rejects(segments.list(db, acc, { page: 0 }), (e: unknown) => e instanceof Validation && e.message === 'page: page must be a positive integer');
   });
 

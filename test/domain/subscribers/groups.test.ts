@@ -39,14 +39,14 @@ describe('groups domain', () => {
     const acc = await newAccount();
     const g = await groups.create(db, acc, { name: 'Counted' });
     for (let i = 0; i < 5; i++) await subscribers.create(db, acc, { email: `s${i}@example.com`, group_ids: [g.id] });
-    const s0 = (await subscribers.list(db, acc, { search: 's0@' })).subscribers[0]!;
+    const s0 = (await subscribers.list(db, acc, { search: 's0@' })).items[0]!;
     await subscribers.update(db, acc, s0.id, { status: 'unsubscribed' });
     assert.deepEqual([(await groups.get(db, acc, g.id)).subscriber_count, (await groups.get(db, acc, g.id)).active_count], [5, 4]);
     for (let i = 0; i < 30; i++) await groups.create(db, acc, { name: `G${String(i).padStart(2, '0')}` });
     const p2 = await groups.list(db, acc, { page: 2, per_page: 25 });
     assert.equal(p2.total, 31);
-    assert.equal(p2.groups.length, 6);
-    assert.equal(p2.groups.at(-1)!.name, 'G29');
+    assert.equal(p2.items.length, 6);
+    assert.equal(p2.items.at(-1)!.name, 'G29');
   });
 
   test('assign/unassign write subscriber.added_to_group / removed_from_group with {subscriber:{id,email}, group:{id,name}}', async () => {

@@ -8,8 +8,9 @@ import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from '../../../src/domain/errors.ts';
 import * as fields from '../../../src/domain/subscribers/fields.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
+import { pagination } from '../../../src/http/rest/envelope.ts';
 import { openTestDb, type TestDb } from '../../support/db.ts';
-import { createGroup, eventsOf } from '../../support/rows.ts';
+import { createGroup, eventsOf, eventTypes, groupIdsOf } from '../../support/rows.ts';
 
 let tdb: TestDb;
 let db: Db;
@@ -101,6 +102,25 @@ describe('subscribers domain', () => {
     assert.equal((await subscribers.get(db, acc, row.id)).first_name, 'Kept');
   });
 
+  test("update with the caller's transaction joins it: the change and its events roll back with the caller; groups stay without group_ids", async () => {
+    const acc = await newAccount();
+    const group = await createGroup(db, acc, 'Kept');
+    const row = await subscribers.create(db, acc, { email: 't@example.com', first_name: 'Before', group_ids: [group] });
+    const typesBefore = await eventTypes(db, acc);
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        assert.equal((await subscribers.update(trx, acc, row.id, { first_name: 'Inside' })).first_name, 'Inside');
+        throw new Error('caller rolls back');
+      }),
+      /caller rolls back/,
+    );
+    assert.equal((await subscribers.get(db, acc, row.id)).first_name, 'Before');
+    assert.deepEqual(await eventTypes(db, acc), typesBefore);
+    await db.transaction().execute((trx) => subscribers.update(trx, acc, row.id, { custom_fields: {}, last_name: 'After' }));
+    assert.equal((await subscribers.get(db, acc, row.id)).last_name, 'After');
+    assert.deepEqual(await groupIdsOf(db, row.id), [group]);
+  });
+
   test('checkGroups dedupes (case-insensitively) and names every missing or foreign group', async () => {
     const acc = await newAccount();
     const other = await newAccount();
@@ -139,10 +159,10 @@ describe('subscribers domain', () => {
 
   test('list validates its query (ListQuery): clamps per_page, refuses bad numbers with a field map', async () => {
     const acc = await newAccount();
-    assert.equal((await subscribers.list(db, acc, { per_page: '250' })).pagination.per_page, 100);
+    assert.equal((await subscribers.list(db, acc, { per_page: '250' })).per_page, 100);
     const err = await rejects(subscribers.list(db, acc, { page: '0' }), Validation);
     assert.deepEqual(Object.keys(err.fields), ['page']);
-    assert.deepEqual((await subscribers.list(db, acc, { search: '' })).pagination, { current_page: 1, total_pages: 0, total_count: 0, per_page: 20 });
+    assert.deepEqual(pagination(await subscribers.list(db, acc, { search: '' })), { current_page: 1, total_pages: 0, total_count: 0, per_page: 20 });
   });
 
   test('stats: usage_percentage is the rounded integer share of the limit; complained counts in total only', async () => {

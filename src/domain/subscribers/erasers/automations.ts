@@ -4,7 +4,7 @@
 // is left between steps while forget finishes; their tracked emails (automation_emails, no address
 // either) go with them. The automation's counters keep their totals.
 import type { Db } from '../../../db/client.ts';
-import type { ForgetTarget } from './index.ts';
+import type { ForgetTarget } from './eraser.ts';
 
 export async function erase(trx: Db, accountId: string, target: ForgetTarget): Promise<void> {
   await trx.deleteFrom('automation_runs').where('account_id', '=', accountId).where('subscriber_id', '=', target.subscriberId).execute();

@@ -3,7 +3,7 @@
 // them, counts still add up); kept error lists of every import lose it too.
 import { sql } from 'kysely';
 import type { Db } from '../../../db/client.ts';
-import type { ForgetTarget } from './index.ts';
+import type { ForgetTarget } from './eraser.ts';
 
 export const FORGOTTEN = 'Address was forgotten (suppressed)';
 

@@ -4,7 +4,7 @@
 // or in a receiver's logged response is replaced. Runs in forget's transaction.
 import { sql } from 'kysely';
 import type { Db } from '../../../db/client.ts';
-import type { ForgetTarget } from './index.ts';
+import type { ForgetTarget } from './eraser.ts';
 
 const REDACTED = '[forgotten]';
 

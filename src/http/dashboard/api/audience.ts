@@ -1,6 +1,6 @@
 // /app/api/segments, /app/api/forms and /app/api/audience: create and list segments ("created in
 // the dashboard") and signup forms, and the vocabulary the segment builder offers (fields by kind, the
-// operators each kind takes, groups). The rule table itself stays in the domain (segmentRules.ts).
+// operators each kind takes, groups). The rule table itself stays in the domain (segments/rules.ts).
 import type { FastifyInstance } from 'fastify';
 import * as fields from '../../../domain/subscribers/fields.ts';
 import * as forms from '../../../domain/forms/forms.ts';
@@ -28,11 +28,14 @@ export async function audienceRoutes(app: FastifyInstance) {
       fields: [...BUILT_IN, ...custom.map((f) => ({ field: `custom_fields.${f.key}`, label: f.name, kind: f.type, key: f.key }))],
       operators: OPERATORS_BY_KIND,
       statuses: STATUSES,
-      groups: groupPage.groups.map((g) => ({ id: g.id, name: g.name })),
+      groups: groupPage.items.map((g) => ({ id: g.id, name: g.name })),
     });
   });
 
-  app.get('/segments', async (req) => ok(await segments.list(app.db, req.member.accountId, req.query as segments.PageQuery)));
+  app.get('/segments', async (req) => {
+    const { items, total, page, per_page } = await segments.list(app.db, req.member.accountId, req.query as segments.PageQuery);
+    return ok({ segments: items, total, page, per_page });
+  });
   app.post('/segments', { config: { permission: 'edit' } }, async (req, reply) => {
     return reply.code(201).send(ok(await segments.create(app.db, req.member.accountId, (req.body ?? {}) as segments.NewSegment)));
   });

@@ -2,12 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import * as notes from '../../../domain/subscribers/notes.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';
-import { ok, parse, pathId } from '../../rest/envelope.ts';
+import { ok, pagination, parse, pathId } from '../../rest/envelope.ts';
 
 export async function subscriberRoutes(app: FastifyInstance) {
   app.get('/overview', async (req) => ok(await subscribers.stats(app.db, req.member.accountId)));
 
-  app.get('/subscribers', async (req) => ok(await subscribers.list(app.db, req.member.accountId, parse(subscribers.ListQuery, req.query))));
+  app.get('/subscribers', async (req) => {
+    const page = await subscribers.list(app.db, req.member.accountId, parse(subscribers.ListQuery, req.query));
+    return ok({ subscribers: page.items, pagination: pagination(page) });
+  });
 
   app.post('/subscribers', { config: { permission: 'edit' } }, async (req, reply) => {
     const sub = await subscribers.create(app.db, req.member.accountId, parse(subscribers.NewSubscriber, req.body), 'dashboard');

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import * as groups from '../../../domain/subscribers/groups.ts';
 import { STATUSES } from '../../../domain/subscribers/subscribers.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const GroupId = z.guid('group_id must be a UUID').describe('The group id (UUID), as returned by list_groups.');
@@ -23,8 +23,8 @@ const listGroups = defineTool({
     search: z.string().trim().max(255).optional().describe('Case-insensitive text matched anywhere in the group name.'),
   }),
   async run(ctx, a) {
-    const r = await groups.list(ctx.db, ctx.key.accountId, a);
-    return { data: r.groups, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await groups.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
@@ -44,8 +44,8 @@ const getGroupSubscribers = defineTool({
     search: z.string().trim().max(254).optional().describe('Case-insensitive text matched anywhere in email, first_name or last_name.'),
   }),
   async run(ctx, { group_id, ...q }) {
-    const r = await groups.members(ctx.db, ctx.key.accountId, group_id, q);
-    return { data: r.subscribers, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await groups.members(ctx.db, ctx.key.accountId, group_id, q);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import * as segments from '../../../domain/segments/segments.ts';
 import { SegmentFilter } from '../../../domain/segments/filter.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const SegmentId = z.guid('segment_id must be a UUID').describe('The segment id (UUID), as returned by list_segments.');
@@ -30,8 +30,8 @@ const listSegments = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const r = await segments.list(ctx.db, ctx.key.accountId, a);
-    return { data: r.segments, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await segments.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
@@ -44,9 +44,9 @@ const getSubscribersInSegment = defineTool({
     'each item has id, email, first_name, last_name, status and created_at. Fails with "Segment not found" for an unknown segment_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({ segment_id: SegmentId, ...PageArgs }),
-  async run(ctx, { segment_id, ...page }) {
-    const r = await segments.members(ctx.db, ctx.key.accountId, segment_id, page);
-    return { data: r.subscribers, meta: listMeta(r.page, r.per_page, r.total) };
+  async run(ctx, { segment_id, ...paging }) {
+    const page = await segments.members(ctx.db, ctx.key.accountId, segment_id, paging);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 

@@ -6,7 +6,7 @@ import * as activity from '../../../domain/subscribers/activity.ts';
 import * as forget from '../../../domain/subscribers/forget.ts';
 import * as groups from '../../../domain/subscribers/groups.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 import { getSingleImport, importSubscribersToGroup } from './imports.ts';
 
@@ -42,8 +42,8 @@ const listSubscribers = defineTool({
     group_id: GroupId.optional().describe('Only subscribers who are members of this group (UUID).'),
   }),
   async run(ctx, a) {
-    const { subscribers: rows, pagination } = await subscribers.list(ctx.db, ctx.key.accountId, a);
-    return { data: rows, meta: listMeta(a.page, a.per_page, pagination.total_count) };
+    const page = await subscribers.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
@@ -99,8 +99,8 @@ const getSubscriberActivity = defineTool({
     type: activity.ActivityQuery.shape.type.describe('Only events of this type, e.g. subscriber.updated, email.opened, email.clicked.'),
   }),
   async run(ctx, a) {
-    const r = await activity.ofSubscriber(ctx.db, ctx.key.accountId, a.subscriber_id, { page: a.page, per_page: a.per_page, type: a.type });
-    return { data: r.activity, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await activity.ofSubscriber(ctx.db, ctx.key.accountId, a.subscriber_id, { page: a.page, per_page: a.per_page, type: a.type });
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
