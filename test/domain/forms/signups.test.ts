@@ -51,63 +51,57 @@ async function setup(doubleOptIn: boolean) {
   return { accountId, groupId, form };
 }
 
-const subscriberCount = async (accountId: string) =>
-  Number((await db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()).n);
-const membershipCount = async (groupId: string) =>
-  Number((await db.selectFrom('subscriber_groups').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', groupId).executeTakeFirstOrThrow()).n);
-const formStats = (id: string) => db.selectFrom('forms').select(['submissions', 'confirmations']).where('id', '=', id).executeTakeFirstOrThrow();
+const SIGNED_UP = ['subscriber.created', 'subscriber.added_to_group', 'form.submitted'];
+const n = (row: { n: number | string | bigint }) => Number(row.n);
+
+/** What a sign-up has left behind: subscribers, memberships of the form's group, events, the form's counters. */
+async function written({ accountId, groupId, form }: Awaited<ReturnType<typeof setup>>) {
+  return {
+    subscribers: n(await db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()),
+    memberships: n(await db.selectFrom('subscriber_groups').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', groupId).executeTakeFirstOrThrow()),
+    events: await eventTypes(db, accountId),
+    stats: await db.selectFrom('forms').select(['submissions', 'confirmations']).where('id', '=', form.id).executeTakeFirstOrThrow(),
+  };
+}
+
 const linkToken = (msg: OutgoingMessage) => /\/f\/confirm\/([A-Za-z0-9_\-.]+)/.exec(String(msg.text))![1]!;
 
 describe('form sign-up', () => {
   test('writes the subscriber, its groups and form.submitted together', async () => {
-    const { accountId, groupId, form } = await setup(false);
-    const r = await signups.submit(db, mail, form.id, { email: 'ada@example.com', first_name: 'Ada' });
-    assert.equal(r.status, 'subscribed');
-    assert.equal(await subscriberCount(accountId), 1);
-    assert.equal(await membershipCount(groupId), 1);
-    assert.deepEqual(await eventTypes(db, accountId), ['subscriber.created', 'subscriber.added_to_group', 'form.submitted']);
-    assert.deepEqual(await formStats(form.id), { submissions: 1, confirmations: 0 });
+    const f = await setup(false);
+    assert.equal((await signups.submit(db, mail, f.form.id, { email: 'ada@example.com', first_name: 'Ada' })).status, 'subscribed');
+    assert.deepEqual(await written(f), { subscribers: 1, memberships: 1, events: SIGNED_UP, stats: { submissions: 1, confirmations: 0 } });
   });
 
   test('a failure writing form.submitted rolls the whole sign-up back: no subscriber, no membership, no count', async () => {
-    const { accountId, groupId, form } = await setup(false);
-    await refuseFormSubmitted(accountId);
-    await assert.rejects(signups.submit(db, mail, form.id, { email: 'ada@example.com', first_name: 'Ada' }), /form\.submitted refused/);
-    assert.equal(await subscriberCount(accountId), 0);
-    assert.equal(await membershipCount(groupId), 0);
-    assert.deepEqual(await eventTypes(db, accountId), []);
-    assert.deepEqual(await formStats(form.id), { submissions: 0, confirmations: 0 });
+    const f = await setup(false);
+    await refuseFormSubmitted(f.accountId);
+    await assert.rejects(signups.submit(db, mail, f.form.id, { email: 'ada@example.com', first_name: 'Ada' }), /form\.submitted refused/);
+    assert.deepEqual(await written(f), { subscribers: 0, memberships: 0, events: [], stats: { submissions: 0, confirmations: 0 } });
   });
 });
 
 describe('double opt-in confirmation', () => {
   test('writes the subscriber, its groups and form.submitted together, once', async () => {
-    const { accountId, groupId, form } = await setup(true);
-    assert.equal((await signups.submit(db, mail, form.id, { email: 'bob@example.com' })).status, 'pending');
-    assert.equal(await subscriberCount(accountId), 0);
+    const f = await setup(true);
+    assert.equal((await signups.submit(db, mail, f.form.id, { email: 'bob@example.com' })).status, 'pending');
+    assert.deepEqual(await written(f), { subscribers: 0, memberships: 0, events: [], stats: { submissions: 1, confirmations: 0 } });
     const token = linkToken(sent.at(-1)!);
     assert.equal((await signups.confirm(db, mail.config, token)).status, 'confirmed');
     assert.equal((await signups.confirm(db, mail.config, token)).status, 'already_confirmed');
-    assert.equal(await subscriberCount(accountId), 1);
-    assert.equal(await membershipCount(groupId), 1);
-    assert.deepEqual(await eventTypes(db, accountId), ['subscriber.created', 'subscriber.added_to_group', 'form.submitted']);
-    assert.deepEqual(await formStats(form.id), { submissions: 1, confirmations: 1 });
+    assert.deepEqual(await written(f), { subscribers: 1, memberships: 1, events: SIGNED_UP, stats: { submissions: 1, confirmations: 1 } });
   });
 
   test('a failure writing form.submitted rolls the confirmation back, and the link still works afterwards', async () => {
-    const { accountId, groupId, form } = await setup(true);
-    await signups.submit(db, mail, form.id, { email: 'bob@example.com' });
+    const f = await setup(true);
+    await signups.submit(db, mail, f.form.id, { email: 'bob@example.com' });
     const token = linkToken(sent.at(-1)!);
-    const allow = await refuseFormSubmitted(accountId);
+    const allow = await refuseFormSubmitted(f.accountId);
     await assert.rejects(signups.confirm(db, mail.config, token), /form\.submitted refused/);
-    assert.equal(await subscriberCount(accountId), 0);
-    assert.equal(await membershipCount(groupId), 0);
-    assert.deepEqual(await eventTypes(db, accountId), []);
-    assert.deepEqual(await formStats(form.id), { submissions: 1, confirmations: 0 });
+    assert.deepEqual(await written(f), { subscribers: 0, memberships: 0, events: [], stats: { submissions: 1, confirmations: 0 } });
 
     await allow();
     assert.equal((await signups.confirm(db, mail.config, token)).status, 'confirmed');
-    assert.equal(await subscriberCount(accountId), 1);
-    assert.deepEqual(await eventTypes(db, accountId), ['subscriber.created', 'subscriber.added_to_group', 'form.submitted']);
+    assert.deepEqual(await written(f), { subscribers: 1, memberships: 1, events: SIGNED_UP, stats: { submissions: 1, confirmations: 1 } });
   });
 });
