@@ -4,14 +4,14 @@
 // automation email (automation_emails) — so campaign and automation stats include it, and the
 // events name where the email came from: {campaign_id} or {automation_id, step, run_id}.
 // Providers retry their webhooks: a repeated report changes nothing and writes no second event.
-import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { SubscriberRow } from '../../db/schema.ts';
-import type { BounceReport, Provider } from '../../mail/bounceFormats.ts';
 import { NotFound } from '../errors.ts';
 import { recordEvents, type EventInput } from '../events/log.ts';
 import { publicView } from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
+import type { BounceReport, Provider } from './bounceFormats.ts';
+import * as queries from './queries.ts';
 
 export interface Outcome {
   received: number;
@@ -25,13 +25,13 @@ export interface Outcome {
 /** The account a bounce-hook URL secret belongs to; NotFound (the route answers 404) otherwise. */
 export async function accountForSecret(db: Db, secret: string): Promise<string> {
   if (!/^[A-Za-z0-9_-]{8,128}$/.test(secret)) throw new NotFound('Not found');
-  const row = await db.selectFrom('accounts').select('id').where('bounce_secret', '=', secret).executeTakeFirst();
-  if (!row) throw new NotFound('Not found');
-  return row.id;
+  const id = await queries.accountByBounceSecret(db, secret);
+  if (!id) throw new NotFound('Not found');
+  return id;
 }
 
 export async function recordConfirmation(db: Db, accountId: string, provider: Provider, c: { subscribe_url: string; topic_arn?: string }): Promise<void> {
-  await db.insertInto('bounce_hook_confirmations').values({ account_id: accountId, provider, subscribe_url: c.subscribe_url, topic_arn: c.topic_arn ?? null }).execute();
+  await queries.insertConfirmation(db, accountId, provider, c);
 }
 
 export async function apply(db: Db, accountId: string, provider: Provider, reports: BounceReport[]): Promise<Outcome> {
@@ -40,13 +40,7 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
   await inTransaction(db, async (trx) => {
     const events: EventInput[] = [];
     for (const r of reports) {
-      const sub = await trx
-        .selectFrom('subscribers')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where((eb) => eb(eb.fn('lower', ['email']), '=', r.email.trim().toLowerCase()))
-        .forUpdate()
-        .executeTakeFirst();
+      const sub = await queries.lockSubscriberByEmail(trx, accountId, r.email);
       if (!sub) {
         outcome.unknown++;
         continue;
@@ -54,12 +48,12 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
       const row = await sentEmail(trx, accountId, sub.id, r.message_id);
       if (r.kind === 'soft') {
         outcome.soft++;
-        if (row) await countSoft(trx, row);
+        if (row) await queries.countSoftBounce(trx, row);
         continue;
       }
       const hard = r.kind === 'hard';
       hard ? outcome.hard++ : outcome.complaints++;
-      const firstOnRow = row ? await markRow(trx, row, hard ? 'bounced_at' : 'complained_at') : false;
+      const firstOnRow = row ? await queries.markOnce(trx, row, hard ? 'bounced_at' : 'complained_at') : false;
       const after = await changeStatus(trx, sub, hard ? 'bounced' : 'complained');
       // without a matching email the events keep saying campaign_id: null, as they always did
       const origin = { ...(row?.source ?? { campaign_id: null }), provider, detail: r.detail ?? null };
@@ -84,40 +78,19 @@ type SentEmail =
  * email sent to the subscriber, as before automation emails were accounted for.
  */
 async function sentEmail(trx: Db, accountId: string, subscriberId: string, messageId?: string): Promise<SentEmail | undefined> {
-  const campaignRows = trx.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'message_id']).where('account_id', '=', accountId).where('subscriber_id', '=', subscriberId);
   const campaignEmail = (r: { id: number; campaign_id: string; message_id: string | null }): SentEmail => ({ table: 'campaign_recipients', id: r.id, message_id: r.message_id, source: { campaign_id: r.campaign_id } });
   if (messageId) {
-    const c = await campaignRows.where('message_id', '=', messageId).executeTakeFirst();
+    const c = await queries.campaignEmailById(trx, accountId, subscriberId, messageId);
     if (c) return campaignEmail(c);
-    const a = await trx
-      .selectFrom('automation_emails')
-      .select(['id', 'automation_id', 'step', 'run_id', 'message_id'])
-      .where('account_id', '=', accountId)
-      .where('subscriber_id', '=', subscriberId)
-      .where('message_id', '=', messageId)
-      .executeTakeFirst();
+    const a = await queries.automationEmailById(trx, accountId, subscriberId, messageId);
     if (a) return { table: 'automation_emails', id: a.id, message_id: a.message_id, source: { automation_id: a.automation_id, step: a.step, run_id: a.run_id } };
   }
-  const latest = await campaignRows.where('state', '=', 'sent').orderBy('sent_at', 'desc').limit(1).executeTakeFirst();
+  const latest = await queries.latestCampaignEmail(trx, accountId, subscriberId);
   return latest && campaignEmail(latest);
-}
-
-async function countSoft(trx: Db, e: SentEmail): Promise<void> {
-  if (e.table === 'campaign_recipients') await trx.updateTable('campaign_recipients').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', e.id).execute();
-  else await trx.updateTable('automation_emails').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', e.id).execute();
-}
-
-/** Sets the column once; true when this report was the first to set it. `column` is one of two literals. */
-async function markRow(trx: Db, e: SentEmail, column: 'bounced_at' | 'complained_at'): Promise<boolean> {
-  const r =
-    e.table === 'campaign_recipients'
-      ? await trx.updateTable('campaign_recipients').set({ [column]: sql`now()` }).where('id', '=', e.id).where(column, 'is', null).executeTakeFirst()
-      : await trx.updateTable('automation_emails').set({ [column]: sql`now()` }).where('id', '=', e.id).where(column, 'is', null).executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
 }
 
 /** bounced: from active or unsubscribed; complained: from anything. Undefined when nothing changed. */
 async function changeStatus(trx: Db, sub: SubscriberRow, to: 'bounced' | 'complained'): Promise<SubscriberRow | undefined> {
   if (sub.status === to || (to === 'bounced' && sub.status === 'complained')) return undefined;
-  return trx.updateTable('subscribers').set({ status: to, updated_at: new Date() }).where('id', '=', sub.id).returningAll().executeTakeFirstOrThrow();
+  return queries.setStatus(trx, sub.id, to);
 }

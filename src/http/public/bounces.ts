@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import * as bounces from '../../domain/feedback/bounces.ts';
 import { DomainError, NotFound } from '../../domain/errors.ts';
-import { parse, PROVIDERS, type Provider } from '../../mail/bounceFormats.ts';
+import { parse, PROVIDERS, type Provider } from '../../domain/feedback/bounceFormats.ts';
 import { restError } from '../rest/errors.ts';
 
 export async function bounceHooks(app: FastifyInstance) {

@@ -4,8 +4,8 @@
 // webhooks, and a generic JSON shape. Pure functions: no database, no network (an SNS SubscribeURL is
 // returned for the operator to visit, never fetched).
 import { z } from 'zod';
-import { Validation } from '../domain/errors.ts';
-import { parseInput } from '../domain/validation.ts';
+import { Validation } from '../errors.ts';
+import { parseInput } from '../validation.ts';
 
 export const PROVIDERS = ['ses', 'sendgrid', 'postmark', 'generic'] as const;
 export type Provider = (typeof PROVIDERS)[number];
