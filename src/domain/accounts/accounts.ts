@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
+import * as repo from './queries.ts';
 import type { Account } from '../../db/schema.ts';
 import { NotFound } from '../errors.ts';
 import { storableString } from '../storable.ts';
@@ -39,49 +40,29 @@ export interface AccountWithOwner extends Account {
 export async function create(db: Db, input: NewAccount, defaultLimit: number): Promise<AccountWithOwner> {
   const a = parseInput(NewAccount, input);
   return inTransaction(db, async (trx) => {
-    const account = await trx
-      .insertInto('accounts')
-      .values({ name: a.name, subscriber_limit: a.subscriber_limit ?? defaultLimit })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    let owner: AccountWithOwner['owner'] = null;
-    if (a.owner_email) {
-      const existing = await trx
-        .selectFrom('users')
-        .select(['id', 'idp_user_id', 'email'])
-        .where((eb) => eb(eb.fn('lower', ['email']), '=', a.owner_email!.toLowerCase()))
-        .executeTakeFirst();
-      owner =
-        existing ??
-        (await trx
-          .insertInto('users')
-          .values({ idp_user_id: `local|${randomUUID()}`, email: a.owner_email, name: a.owner_name ?? null })
-          .returning(['id', 'idp_user_id', 'email'])
-          .executeTakeFirstOrThrow());
-      await trx.insertInto('memberships').values({ account_id: account.id, user_id: owner.id, role: 'owner' }).execute();
-    }
-    return { ...account, owner };
+    const account = await repo.insertAccount(trx, { name: a.name, subscriber_limit: a.subscriber_limit ?? defaultLimit });
+    if (!a.owner_email) return { ...account, owner: null };
+    const user =
+      (await repo.userByEmail(trx, a.owner_email)) ??
+      (await repo.insertUser(trx, { idp_user_id: `local|${randomUUID()}`, email: a.owner_email, name: a.owner_name ?? null }));
+    await repo.insertMembership(trx, account.id, user.id, 'owner');
+    return { ...account, owner: { id: user.id, idp_user_id: user.idp_user_id, email: user.email } };
   });
 }
 
 export async function get(db: Db, accountId: string): Promise<Account> {
-  const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  const account = await repo.findAccount(db, accountId);
   if (!account) throw new NotFound('Account not found');
   return account;
 }
 
 export async function update(db: Db, accountId: string, input: AccountSettings): Promise<Account> {
   const settings = parseInput(AccountSettings, input);
-  const account = await db
-    .updateTable('accounts')
-    .set({ ...settings, updated_at: new Date() })
-    .where('id', '=', accountId)
-    .returningAll()
-    .executeTakeFirst();
+  const account = await repo.updateAccount(db, accountId, { ...settings, updated_at: new Date() });
   if (!account) throw new NotFound('Account not found');
   return account;
 }
 
 export function list(db: Db): Promise<Account[]> {
-  return db.selectFrom('accounts').selectAll().orderBy('created_at').execute();
+  return repo.listAccounts(db);
 }

@@ -5,9 +5,9 @@
 // else (another instance, the CLI on PostgreSQL, plain SQL). Keys revoked in the last minutes stay on a
 // deny list, so a lookup that raced a revocation cannot put the key back. When a poll fails, the cache
 // empties and stays off until a poll succeeds. Expiry is checked on every hit; only successes are cached.
-import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { KeyContext } from './apiKeys.ts';
+import { recentlyRevoked } from './keyQueries.ts';
 
 const TTL_MS = 30_000;
 const POLL_MS = 1000;
@@ -57,10 +57,9 @@ export class KeyCache {
 
   async poll(): Promise<void> {
     try {
-      // a window rather than "since the last poll": revoked_at is written with the revoking instance's clock
-      const { rows } = await sql<{ id: string }>`select id from api_keys where revoked_at > now() - interval '5 minutes'`.execute(this.db);
+      const revoked = await recentlyRevoked(this.db);
       const now = Date.now();
-      for (const r of rows) this.deny(r.id, now);
+      for (const id of revoked) this.deny(id, now);
       for (const [id, until] of this.denied) if (until <= now) this.denied.delete(id);
       this.healthy = true;
     } catch {

@@ -4,6 +4,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import { NotFound } from '../errors.ts';
+import { roleIn } from './queries.ts';
+import * as repo from './sessionQueries.ts';
 import type { Role } from './users.ts';
 
 export interface SessionContext {
@@ -27,26 +29,16 @@ function hashToken(token: string): string {
 export async function start(db: Db, userId: string, accountId: string, ttlMs: number): Promise<{ token: string; expires_at: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expires_at = new Date(Date.now() + ttlMs);
-  await db.insertInto('sessions').values({ token_hash: hashToken(token), user_id: userId, account_id: accountId, expires_at }).execute();
+  await repo.insert(db, { token_hash: hashToken(token), user_id: userId, account_id: accountId, expires_at });
   return { token, expires_at };
 }
 
 /** The session a cookie token stands for, or undefined (unknown, expired, or no longer a member). */
 export async function resolve(db: Db, token: string, ttlMs: number): Promise<SessionContext | undefined> {
   if (!token) return undefined;
-  const row = await db
-    .selectFrom('sessions as s')
-    .innerJoin('users as u', 'u.id', 's.user_id')
-    .innerJoin('memberships as m', (j) => j.onRef('m.user_id', '=', 's.user_id').onRef('m.account_id', '=', 's.account_id'))
-    .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id', 's.user_id', 's.account_id', 's.last_seen_at', 'a.name as account_name', 'm.role', 'u.email', 'u.name', 'u.idp_user_id'])
-    .where('s.token_hash', '=', hashToken(token))
-    .where('s.expires_at', '>', new Date())
-    .executeTakeFirst();
+  const row = await repo.byTokenHash(db, hashToken(token));
   if (!row) return undefined;
-  if (Date.now() - new Date(row.last_seen_at).getTime() > TOUCH_INTERVAL_MS) {
-    await db.updateTable('sessions').set({ last_seen_at: new Date(), expires_at: new Date(Date.now() + ttlMs) }).where('id', '=', row.id).execute();
-  }
+  if (Date.now() - new Date(row.last_seen_at).getTime() > TOUCH_INTERVAL_MS) await repo.extend(db, row.id, new Date(Date.now() + ttlMs));
   return {
     sessionId: row.id,
     userId: row.user_id,
@@ -61,16 +53,15 @@ export async function resolve(db: Db, token: string, ttlMs: number): Promise<Ses
 
 /** Moves a session to another account of the same user; not a member there → NotFound, as for any unknown id. */
 export async function switchAccount(db: Db, sessionId: string, userId: string, accountId: string): Promise<void> {
-  const member = await db.selectFrom('memberships').select('role').where('user_id', '=', userId).where('account_id', '=', accountId).executeTakeFirst();
-  if (!member) throw new NotFound('Account not found');
-  await db.updateTable('sessions').set({ account_id: accountId }).where('id', '=', sessionId).execute();
+  if (!(await roleIn(db, userId, accountId))) throw new NotFound('Account not found');
+  await repo.moveToAccount(db, sessionId, accountId);
 }
 
 export async function end(db: Db, token: string): Promise<void> {
-  if (token) await db.deleteFrom('sessions').where('token_hash', '=', hashToken(token)).execute();
+  if (token) await repo.deleteByTokenHash(db, hashToken(token));
 }
 
 /** Drops expired rows; called now and then at sign-in so the table does not grow without bound. */
 export async function purgeExpired(db: Db): Promise<void> {
-  await db.deleteFrom('sessions').where('expires_at', '<', new Date()).execute();
+  await repo.deleteExpired(db);
 }

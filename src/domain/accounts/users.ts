@@ -2,9 +2,9 @@
 // team members and what each role may do. A user's identity is idp_user_id: `local|<uuid>` for built-in
 // sign-in, the provider's `sub` for OIDC. Roles live in memberships, per account.
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import * as password from './password.ts';
+import * as repo from './queries.ts';
 import type { Db } from '../../db/client.ts';
 import type { MembershipsTable } from '../../db/schema.ts';
 import { Conflict, NotFound, StateConflict, Validation } from '../errors.ts';
@@ -33,7 +33,6 @@ export interface User {
   email: string;
   name: string | null;
 }
-const USER_COLUMNS = ['id', 'idp_user_id', 'email', 'name'] as const;
 
 const Password = z.string().min(password.MIN_LENGTH, `Password must be at least ${password.MIN_LENGTH} characters`).max(200);
 
@@ -45,8 +44,8 @@ export const NewOwner = z.object({
 });
 export type NewOwner = z.input<typeof NewOwner>;
 
-export async function hasUsers(db: Db): Promise<boolean> {
-  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+export function hasUsers(db: Db): Promise<boolean> {
+  return repo.hasUsers(db);
 }
 
 /** "Create the owner account": only while the instance has no users at all; a second attempt is a Conflict. */
@@ -63,26 +62,18 @@ async function createFirstUser(
 ): Promise<{ user: User; accountId: string }> {
   return inTransaction(db, async (trx) => {
     // two first visits at once: the lock makes the second one see the first one's user and stop
-    await sql`select pg_advisory_xact_lock(hashtext('mailgrove.first_owner'))`.execute(trx);
-    if (await hasUsers(trx)) throw new Conflict('The owner account already exists; sign in instead');
-    const account = await trx.insertInto('accounts').values({ name: u.account_name, subscriber_limit: defaultLimit }).returning('id').executeTakeFirstOrThrow();
-    const user = await trx
-      .insertInto('users')
-      .values({ idp_user_id: u.idp_user_id, email: u.email, name: u.name, password_hash: u.password_hash })
-      .returning(USER_COLUMNS)
-      .executeTakeFirstOrThrow();
-    await trx.insertInto('memberships').values({ account_id: account.id, user_id: user.id, role: 'owner' }).execute();
+    await repo.lockFirstOwner(trx);
+    if (await repo.hasUsers(trx)) throw new Conflict('The owner account already exists; sign in instead');
+    const account = await repo.insertAccount(trx, { name: u.account_name, subscriber_limit: defaultLimit });
+    const user = await repo.insertUser(trx, { idp_user_id: u.idp_user_id, email: u.email, name: u.name, password_hash: u.password_hash });
+    await repo.insertMembership(trx, account.id, user.id, 'owner');
     return { user, accountId: account.id };
   });
 }
 
 /** Email + password sign-in. undefined for an unknown email or a wrong password alike (the face says the same). */
 export async function authenticatePassword(db: Db, email: string, plain: string): Promise<User | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select([...USER_COLUMNS, 'password_hash'])
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
-    .executeTakeFirst();
+  const row = await repo.userWithPasswordByEmail(db, email.trim());
   const matches = await password.verify(plain, row?.password_hash ?? null);
   if (!row || !matches) return undefined;
   const { password_hash: _p, ...user } = row;
@@ -103,10 +94,10 @@ export interface OidcClaims {
  * Anyone else is not a member: undefined.
  */
 export async function signInOidc(db: Db, claims: OidcClaims, defaultLimit: number): Promise<User | undefined> {
-  const known = await db.selectFrom('users').select(USER_COLUMNS).where('idp_user_id', '=', claims.sub).executeTakeFirst();
+  const known = await repo.userByIdp(db, claims.sub);
   if (known) return known;
   const email = claims.email?.trim();
-  if (!(await hasUsers(db))) {
+  if (!(await repo.hasUsers(db))) {
     if (!email) return undefined;
     const name = claims.name?.trim() || null;
     const first = await createFirstUser(db, { account_name: `${name ?? email}'s account`, email, name, idp_user_id: claims.sub, password_hash: null }, defaultLimit).catch((err) => {
@@ -116,14 +107,7 @@ export async function signInOidc(db: Db, claims: OidcClaims, defaultLimit: numbe
     if (first) return first.user;
   }
   if (!email || claims.email_verified !== true) return undefined;
-  return db
-    .updateTable('users')
-    .set({ idp_user_id: claims.sub, ...(claims.name ? { name: claims.name } : {}) })
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-    .where('idp_user_id', 'like', 'local|%')
-    .where('password_hash', 'is', null)
-    .returning(USER_COLUMNS)
-    .executeTakeFirst();
+  return repo.linkToIdp(db, email, claims.sub, claims.name);
 }
 
 export interface Membership {
@@ -134,14 +118,7 @@ export interface Membership {
 
 /** The accounts a user belongs to, oldest membership first (the default account at sign-in). */
 export function membershipsOf(db: Db, userId: string): Promise<Membership[]> {
-  return db
-    .selectFrom('memberships as m')
-    .innerJoin('accounts as a', 'a.id', 'm.account_id')
-    .select(['m.account_id', 'a.name as account_name', 'm.role'])
-    .where('m.user_id', '=', userId)
-    .orderBy('m.created_at')
-    .orderBy('a.name')
-    .execute();
+  return repo.membershipsOf(db, userId);
 }
 
 export const NewMember = z.object({
@@ -158,13 +135,7 @@ export interface Member extends User {
 }
 
 export function listMembers(db: Db, accountId: string): Promise<Member[]> {
-  return db
-    .selectFrom('memberships as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['u.id', 'u.idp_user_id', 'u.email', 'u.name', 'm.role', 'm.created_at as joined_at'])
-    .where('m.account_id', '=', accountId)
-    .orderBy('m.created_at')
-    .execute();
+  return repo.members(db, accountId);
 }
 
 /**
@@ -176,20 +147,10 @@ export async function addMember(db: Db, accountId: string, input: NewMember): Pr
   const m = parseInput(NewMember, input);
   const passwordHash = m.password ? await password.hash(m.password) : null;
   return inTransaction(db, async (trx) => {
-    const existing = await trx.selectFrom('users').select(USER_COLUMNS).where((eb) => eb(eb.fn('lower', ['email']), '=', m.email.toLowerCase())).executeTakeFirst();
     const user =
-      existing ??
-      (await trx
-        .insertInto('users')
-        .values({ idp_user_id: `local|${randomUUID()}`, email: m.email, name: m.name ?? null, password_hash: passwordHash })
-        .returning(USER_COLUMNS)
-        .executeTakeFirstOrThrow());
-    const added = await trx
-      .insertInto('memberships')
-      .values({ account_id: accountId, user_id: user.id, role: m.role })
-      .onConflict((oc) => oc.doNothing())
-      .returning(['role', 'created_at'])
-      .executeTakeFirst();
+      (await repo.userByEmail(trx, m.email)) ??
+      (await repo.insertUser(trx, { idp_user_id: `local|${randomUUID()}`, email: m.email, name: m.name ?? null, password_hash: passwordHash }));
+    const added = await repo.insertMembership(trx, accountId, user.id, m.role);
     if (!added) throw new Conflict('This person is already a member of the account');
     return { ...user, role: added.role, joined_at: added.created_at };
   });
@@ -198,10 +159,9 @@ export async function addMember(db: Db, accountId: string, input: NewMember): Pr
 /** Removes a member (their sessions for this account stop working on the next request). Never the last owner. */
 export async function removeMember(db: Db, accountId: string, userId: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const owners = await trx.selectFrom('memberships').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').forUpdate().execute();
-    if (owners.length === 1 && owners[0]!.user_id === userId) throw new StateConflict('The last owner cannot be removed');
-    const removed = await trx.deleteFrom('memberships').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst();
-    if (Number(removed.numDeletedRows) === 0) throw new NotFound('Member not found');
+    const owners = await repo.lockOwners(trx, accountId);
+    if (owners.length === 1 && owners[0] === userId) throw new StateConflict('The last owner cannot be removed');
+    if ((await repo.deleteMembership(trx, accountId, userId)) === 0) throw new NotFound('Member not found');
   });
 }
 
@@ -217,12 +177,12 @@ export type PasswordChange = z.input<typeof PasswordChange>;
  */
 export async function changePassword(db: Db, userId: string, input: PasswordChange): Promise<void> {
   const p = parseInput(PasswordChange, input);
-  const row = await db.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst();
+  const row = await repo.passwordHashOf(db, userId);
   if (!row) throw new NotFound('User not found');
   if (row.password_hash !== null && !(await password.verify(p.current_password ?? '', row.password_hash))) {
     throw Validation.field('current_password', 'The current password is not correct');
   }
-  await db.updateTable('users').set({ password_hash: await password.hash(p.new_password) }).where('id', '=', userId).execute();
+  await repo.setPassword(db, userId, await password.hash(p.new_password));
 }
 
 export const PasswordReset = z.object({ email: Email, password: Password });
@@ -235,12 +195,7 @@ export type PasswordReset = z.input<typeof PasswordReset>;
 export async function resetPassword(db: Db, input: PasswordReset): Promise<User> {
   const p = parseInput(PasswordReset, input);
   const passwordHash = await password.hash(p.password);
-  const user = await db
-    .updateTable('users')
-    .set({ password_hash: passwordHash })
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', p.email.toLowerCase()))
-    .returning(USER_COLUMNS)
-    .executeTakeFirst();
+  const user = await repo.setPasswordByEmail(db, p.email, passwordHash);
   if (!user) throw new NotFound('User not found');
   return user;
 }
