@@ -1,11 +1,14 @@
-// Starts Mailgrove: config → database → migrations → job queue → HTTP app → workers.
+// Starts Mailgrove: config → database → migrations → job queue → mail transport → HTTP app → workers.
+// The one mail transport (one SMTP pool) serves the app and every worker, and closes after them.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openDb, type DbHandle } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { buildApp } from './http/app.ts';
-import { startWorkers, type StopFn } from './jobs/index.ts';
+import type { StopFn } from './jobs/context.ts';
+import { startWorkers } from './jobs/index.ts';
 import { Queue } from './jobs/queue.ts';
+import { createTransport } from './mail/transport.ts';
 import { resolveSecret } from './secret.ts';
 
 export interface Running {
@@ -31,7 +34,8 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const queue = new Queue(handle, Math.max(0.5, config.WORKER_POLL_MS / 1000), opts.queueSchema);
   await queue.start();
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
-  const app = await buildApp(config, { handle, queue, redis });
+  const transport = createTransport(config, handle.db);
+  const app = await buildApp(config, { handle, queue, transport, redis });
   queue.onError = (err) => app.log.error({ err }, 'job queue error');
   let url = '';
   if (opts.listen !== false) {
@@ -40,7 +44,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     if (!config.PUBLIC_URL && config.PORT === 0) config.publicUrl = url.replace(/\/+$/, '');
     app.log.info(`Mailgrove ${config.version} on ${url} (${handle.kind === 'pglite' ? `PGlite in ${config.MAILGROVE_DATA_DIR}` : 'PostgreSQL'})`);
   }
-  const stopWorkers: StopFn = config.WORKERS ? await startWorkers({ db: handle.db, handle, config, queue, log: app.log }) : async () => {};
+  const stopWorkers: StopFn = config.WORKERS ? await startWorkers({ db: handle.db, handle, config, queue, transport, log: app.log }) : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     app,
@@ -51,6 +55,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
       stopping ??= (async () => {
         await app.close();
         await stopWorkers();
+        await transport.close();
         await queue.stop();
         (redis as { quit?: () => Promise<unknown> } | undefined)?.quit?.().catch(() => {});
         if (!opts.handle) await handle.close();

@@ -1,4 +1,5 @@
-// Builds the HTTP app: every face as its own encapsulated plugin over one database and one job queue.
+// Builds the HTTP app: every face as its own encapsulated plugin over one database, one job queue and one
+// mail transport.
 // buildApp does not listen, so tests call app.listen({ port: 0 }).
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import formbody from '@fastify/formbody';
@@ -7,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/client.ts';
 import { KeyRateLimiter } from '../auth/rateLimit.ts';
 import type { Queue } from '../jobs/queue.ts';
+import type { MailTransport } from '../mail/transport.ts';
 import { adminApi } from './admin/index.ts';
 import { dashboard } from './dashboard/index.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
@@ -18,6 +20,8 @@ import './types.ts';
 export interface AppDeps {
   handle: DbHandle;
   queue: Queue;
+  /** the process's one mail transport; whoever created it closes it */
+  transport: MailTransport;
   /** shared rate-limit store client (ioredis) when REDIS_URL is set */
   redis?: unknown;
 }
@@ -36,6 +40,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('dbHandle', deps.handle);
   app.decorate('config', config);
   app.decorate('queue', deps.queue);
+  app.decorate('transport', deps.transport);
   await app.register(formbody);
 
   app.setErrorHandler((err: FastifyError, req, reply) => reply.code(httpStatusOf(err)).send(httpErrorBody(err, req)));

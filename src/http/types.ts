@@ -1,9 +1,11 @@
-// Fastify type extensions shared by every face: the app's db/config, a route's required scope, the caller's key.
+// Fastify type extensions shared by every face: the app's db/config/queue/transport, a route's required scope,
+// the caller's key.
 import type { DbHandle, Db } from '../db/client.ts';
 import type { Config } from '../config.ts';
 import type { KeyContext } from '../domain/accounts/apiKeys.ts';
 import type { Scope } from '../domain/accounts/scopes.ts';
 import type { Queue } from '../jobs/queue.ts';
+import type { MailTransport } from '../mail/transport.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,6 +13,7 @@ declare module 'fastify' {
     dbHandle: DbHandle;
     config: Config;
     queue: Queue;
+    transport: MailTransport;
   }
   interface FastifyContextConfig {
     /** the scope a REST route needs; undefined = any valid key */

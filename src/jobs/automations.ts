@@ -4,13 +4,11 @@
 // the next poll.
 import * as runs from '../domain/automations/runs.ts';
 import * as triggers from '../domain/automations/triggers.ts';
-import { createTransport } from '../mail/transport.ts';
-import type { StopFn, WorkerContext } from './index.ts';
+import type { StopFn, WorkerContext } from './context.ts';
 import { startLoop } from './pollLoop.ts';
 
 export async function register(ctx: WorkerContext): Promise<StopFn> {
-  const { db, config, log } = ctx;
-  const transport = createTransport(config, db);
+  const { db, config, log, transport } = ctx;
   const feed = triggers.eventFeed();
 
   const runLoop = startLoop('automation runs', config.WORKER_POLL_MS, log, async () => (await runs.advanceDue({ db, config, transport })) > 0);
@@ -24,6 +22,5 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
   return async () => {
     await triggerLoop.stop();
     await runLoop.stop();
-    await transport.close();
   };
 }

@@ -3,7 +3,7 @@
 // processing — their process died — are queued again, and a second runner of one import only takes turns.
 import * as imports from '../domain/imports/imports.ts';
 import { fromConfig } from '../domain/imports/verify/index.ts';
-import type { StopFn, WorkerContext } from './index.ts';
+import type { StopFn, WorkerContext } from './context.ts';
 
 const RETRY_LIMIT = 5;
 const ABANDONED_AFTER_MS = 3_600_000;

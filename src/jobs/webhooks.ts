@@ -2,7 +2,7 @@
 // posts the deliveries that are due. Both poll every WORKER_POLL_MS; fan-out wakes the delivery loop when
 // it queued something.
 import * as delivery from '../domain/webhooks/delivery.ts';
-import type { StopFn, WorkerContext } from './index.ts';
+import type { StopFn, WorkerContext } from './context.ts';
 import { startLoop } from './pollLoop.ts';
 
 export async function register(ctx: WorkerContext): Promise<StopFn> {

@@ -1,10 +1,9 @@
 // Turns a message template (Liquid in subject, HTML and optional text) into one subscriber's email
-// compileTemplate validates once, at save time, so a bad template is a Validation error on
-// create/update/schedule and never a failure mid-send; renderMessage is then cheap and cannot fail on syntax.
+// compileTemplate validates once, at save time, so a bad template is rejected on create/update/schedule
+// (TemplateError) and never a failure mid-send; renderMessage is then cheap and cannot fail on syntax.
 // HTML output escapes every variable (subscriber data is untrusted); subject and text are not HTML.
 import { compile as compileHtmlToText } from 'html-to-text';
 import { Liquid, type Template } from 'liquidjs';
-import { Validation, type FieldErrors } from '../domain/errors.ts';
 import { compileFast, type FastTemplate } from './fastTemplate.ts';
 import { rewriteHrefs } from './tracking.ts';
 
@@ -80,6 +79,16 @@ export interface RenderContext {
   tracking?: { click: string; open: string };
 }
 
+export type TemplatePart = 'subject' | 'html' | 'text';
+
+/** A template Liquid cannot parse: Liquid's message for each part that failed, in the order subject, html, text. */
+export class TemplateError extends Error {
+  constructor(readonly problems: { part: TemplatePart; message: string }[]) {
+    super(`${problems[0]!.part}: ${problems[0]!.message}`);
+    this.name = 'TemplateError';
+  }
+}
+
 export interface RenderedMessage {
   subject: string;
   html: string;
@@ -91,17 +100,16 @@ const FOOTER = '\n<p style="font-size:12px;color:#777;text-align:center;margin-t
   'You receive this email because you subscribed. <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>\n';
 
 /**
- * Parses subject, HTML and text once. Throws Validation with fields `subject`, `content_html`,
- * `content_text` (the names campaigns and the automations' send_email step use) on any Liquid error.
+ * Parses subject, HTML and text once. Throws a TemplateError naming every part with a Liquid error.
  * Example: const t = compileTemplate({ subject, html: content_html }); renderMessage(t, ctx)
  */
 export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking): CompiledTemplate {
-  const errors: FieldErrors = {};
-  const parse = (engine: Liquid, field: string, source: string): Template[] => {
+  const problems: TemplateError['problems'] = [];
+  const parse = (engine: Liquid, part: TemplatePart, source: string): Template[] => {
     try {
       return engine.parse(source);
     } catch (err) {
-      errors[field] = [`Template error: ${(err as Error).message}`];
+      problems.push({ part, message: (err as Error).message });
       return [];
     }
   };
@@ -118,13 +126,12 @@ export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking):
   const textSource = t.text ? withTextFooter(t.text) : undefined;
   const compiled = {
     subject: parse(textEngine, 'subject', t.subject),
-    html: parse(htmlEngine, 'content_html', html),
-    text: textSource !== undefined ? parse(textEngine, 'content_text', textSource) : [],
+    html: parse(htmlEngine, 'html', html),
+    text: textSource !== undefined ? parse(textEngine, 'text', textSource) : [],
     preview_text: t.preview_text ?? undefined,
     fast: { subject: compileFast(t.subject, false), html: compileFast(html, true), text: textSource !== undefined ? compileFast(textSource, false) : undefined },
   };
-  const first = Object.entries(errors)[0];
-  if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
+  if (problems.length > 0) throw new TemplateError(problems);
   // the text part is derived from the HTML template once (Liquid survives html-to-text), not per message
   if (textSource === undefined) {
     const derived = derivedText(body);

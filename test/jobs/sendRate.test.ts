@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Db } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { RateGate } from '../../src/jobs/sendRate.ts';
+import { RateGate } from '../../src/domain/campaigns/sendRate.ts';
 import { openTestDb, type TestDb } from '../support/db.ts';
 
 let tdb: TestDb;

@@ -4,9 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { Validation } from '../../src/domain/errors.ts';
 import { bulkHeaders, resolveSender } from '../../src/mail/headers.ts';
-import { compileTemplate, renderMessage } from '../../src/mail/render.ts';
+import { compileTemplate, renderMessage, TemplateError } from '../../src/mail/render.ts';
 import { clickUrl, extractLinks, openUrl, readTrackToken } from '../../src/mail/tracking.ts';
 import { readUnsubscribeToken, unsubscribeToken, unsubscribeUrl } from '../../src/mail/unsubscribe.ts';
 
@@ -64,11 +63,11 @@ describe('renderMessage', () => {
     assert.ok(!m.text.includes('more'), 'the preheader is not part of the text');
   });
 
-  test('save-time errors: unknown filter, unclosed tag, file includes → Validation naming each field', () => {
+  test('save-time errors: unknown filter, unclosed tag, file includes → TemplateError naming each part', () => {
     assert.throws(() => compileTemplate({ subject: '{{ x | nope }}', html: '{% if a %}' }), (err: any) => {
-      assert.ok(err instanceof Validation);
-      assert.deepEqual(Object.keys(err.fields), ['subject', 'content_html']);
-      assert.match(err.message, /^subject: Template error: undefined filter: nope/);
+      assert.ok(err instanceof TemplateError);
+      assert.deepEqual(err.problems.map((p: TemplateError['problems'][number]) => p.part), ['subject', 'html']);
+      assert.match(err.message, /^subject: undefined filter: nope/);
       return true;
     });
     assert.throws(() => renderMessage({ subject: 's', html: '{% include "/etc/passwd" %}' }, { subscriber: sub, unsubscribeUrl: 'u' }));

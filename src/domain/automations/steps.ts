@@ -3,7 +3,7 @@
 // and step paths ("0", "2.then.1") that say where a run stands in the tree.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { compileTemplate } from '../../mail/render.ts';
+import { compileChecked } from '../campaigns/templates.ts';
 import { Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { SegmentFilter, validateFor, type Filter } from '../segments/filter.ts';
@@ -132,7 +132,7 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
         problem(`${p}.group_id`, 'A step may not add to the group that triggers this automation');
       if (s.type === 'send_email') {
         try {
-          compileTemplate({ subject: s.subject, html: s.content_html });
+          compileChecked({ subject: s.subject, html: s.content_html });
         } catch (err) {
           if (!(err instanceof Validation)) throw err;
           for (const [f, messages] of Object.entries(err.fields)) for (const m of messages) problem(`${p}.${f}`, m);

@@ -2,20 +2,22 @@
 // Owns the state machine draft → scheduled → sending → sent, with cancel (scheduled → draft,
 // sending → cancelled). Templates are compiled on every save and schedule, so Liquid errors are
 // Validation errors here and never failures mid-send. Starting a send freezes the audience (ledger.ts).
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { CampaignRow, CampaignStatus } from '../../db/schema/campaigns.ts';
 import { bulkHeaders, resolveSender } from '../../mail/headers.ts';
-import { compileTemplate, renderMessage } from '../../mail/render.ts';
+import { renderMessage } from '../../mail/render.ts';
 import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
-import * as campaignStats from './stats.ts';
 import { NotFound, StateConflict, Validation, type FieldErrors } from '../errors.ts';
-import * as ledger from './ledger.ts';
+import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
 import { checkGroups, Email } from '../subscribers/subscribers.ts';
-import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
+import { parseInput } from '../validation.ts';
+import * as ledger from './ledger.ts';
+import * as queries from './queries.ts';
+import * as campaignStats from './stats.ts';
+import { compileChecked } from './templates.ts';
 
 export const STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'cancelled'] as const satisfies readonly CampaignStatus[];
 export const NOT_FOUND = 'Campaign not found';
@@ -50,8 +52,7 @@ export const ScheduleInput = z.object({
 export type ScheduleInput = z.input<typeof ScheduleInput>;
 
 export const ListQuery = z.object({
-  page: z.coerce.number().int().min(1, 'page must be a positive integer').default(1),
-  per_page: z.coerce.number().int().min(1, 'per_page must be a positive integer').default(25).transform((n) => Math.min(n, 100)),
+  ...pageFields(),
   status: z.enum(STATUSES, { error: `status must be one of: ${STATUSES.join(', ')}` }).optional(),
 });
 export type ListQuery = z.input<typeof ListQuery>;
@@ -66,11 +67,7 @@ export async function create(db: Db, accountId: string, input: NewCampaign): Pro
   return inTransaction(db, async (trx) => {
     const group_ids = await checkGroups(trx, accountId, a.group_ids ?? []);
     const segment_ids = await ledger.checkSegments(trx, accountId, a.segment_ids ?? []);
-    const row = await trx
-      .insertInto('campaigns')
-      .values({ ...a, account_id: accountId, group_ids, segment_ids, delivery: null })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await queries.insertCampaign(trx, { ...a, account_id: accountId, group_ids, segment_ids, delivery: null });
     return present(row, campaignStats.EMPTY);
   });
 }
@@ -80,13 +77,11 @@ export async function get(db: Db, accountId: string, id: string): Promise<Campai
   return present(row, (await campaignStats.of(db, accountId, [id])).get(id) ?? campaignStats.EMPTY);
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<{ campaigns: Campaign[]; total: number; page: number; per_page: number }> {
+export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Campaign>> {
   const q = parseInput(ListQuery, query);
-  const base = db.selectFrom('campaigns').where('account_id', '=', accountId).$if(q.status !== undefined, (qb) => qb.where('status', '=', q.status!));
-  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.per_page).offset((q.page - 1) * q.per_page).execute();
-  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { rows, total } = await queries.campaignPage(db, accountId, q.status, q.per_page, offsetOf(q));
   const stats = await campaignStats.of(db, accountId, rows.map((r) => r.id));
-  return { campaigns: rows.map((r) => present(r, stats.get(r.id) ?? campaignStats.EMPTY)), total: Number(n), page: q.page, per_page: q.per_page };
+  return pageOf(rows.map((r) => present(r, stats.get(r.id) ?? campaignStats.EMPTY)), q, total);
 }
 
 export async function update(db: Db, accountId: string, id: string, input: CampaignUpdate): Promise<Campaign> {
@@ -97,13 +92,7 @@ export async function update(db: Db, accountId: string, id: string, input: Campa
     checkTemplates({ ...before, ...u });
     const group_ids = u.group_ids === undefined ? undefined : await checkGroups(trx, accountId, u.group_ids);
     const segment_ids = u.segment_ids === undefined ? undefined : await ledger.checkSegments(trx, accountId, u.segment_ids);
-    const row = await trx
-      .updateTable('campaigns')
-      .set({ ...u, ...(group_ids && { group_ids }), ...(segment_ids && { segment_ids }), updated_at: new Date() })
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await queries.updateCampaign(trx, accountId, id, { ...u, ...(group_ids && { group_ids }), ...(segment_ids && { segment_ids }), updated_at: new Date() });
     return present(row, campaignStats.EMPTY);
   });
 }
@@ -113,7 +102,7 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
     const row = await find(trx, accountId, id, true);
     // the ledger goes with the campaign; deleting mid-send would erase who already got it
     if (row.status === 'sending') throw new StateConflict('Campaign is sending and cannot be deleted; cancel it first');
-    await trx.deleteFrom('campaigns').where('account_id', '=', accountId).where('id', '=', id).execute();
+    await queries.deleteCampaign(trx, accountId, id);
   });
 }
 
@@ -132,12 +121,7 @@ export async function schedule(db: Db, config: Config, accountId: string, id: st
     await checkGroups(trx, accountId, c.group_ids);
     await ledger.checkSegments(trx, accountId, c.segment_ids);
     if (s.delivery === 'scheduled') {
-      return trx
-        .updateTable('campaigns')
-        .set({ status: 'scheduled', delivery: 'scheduled', scheduled_at: at!, updated_at: new Date() })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return queries.setCampaign(trx, id, { status: 'scheduled', delivery: 'scheduled', scheduled_at: at!, updated_at: new Date() });
     }
     return ledger.start(trx, c, 'instant', config.secret);
   });
@@ -149,9 +133,9 @@ export async function cancel(db: Db, accountId: string, id: string): Promise<Cam
   await inTransaction(db, async (trx) => {
     const c = await find(trx, accountId, id, true);
     if (c.status === 'scheduled') {
-      await trx.updateTable('campaigns').set({ status: 'draft', delivery: null, scheduled_at: null, updated_at: new Date() }).where('id', '=', id).execute();
+      await queries.setCampaign(trx, id, { status: 'draft', delivery: null, scheduled_at: null, updated_at: new Date() });
     } else if (c.status === 'sending') {
-      await trx.updateTable('campaigns').set({ status: 'cancelled', cancelled_at: new Date(), finished_at: new Date(), updated_at: new Date() }).where('id', '=', id).execute();
+      await queries.setCampaign(trx, id, { status: 'cancelled', cancelled_at: new Date(), finished_at: new Date(), updated_at: new Date() });
       await ledger.skipQueued(trx, id, 'Campaign was cancelled');
     } else {
       throw new StateConflict('Only scheduled or sending campaigns can be cancelled');
@@ -170,25 +154,19 @@ export type PreviewInput = z.input<typeof PreviewInput>;
 export async function preview(db: Db, config: Config, accountId: string, id: string, input: PreviewInput) {
   const p = parseInput(PreviewInput, input);
   const c = await find(db, accountId, id);
-  const sub = p.subscriber_id || p.email ? await ledger.findSubscriber(db, accountId, p) : undefined;
+  const sub = p.subscriber_id || p.email ? await queries.findSubscriber(db, accountId, p) : undefined;
   if ((p.subscriber_id || p.email) && !sub) throw new NotFound('Subscriber not found');
   const subscriber = sub ?? { id: '00000000-0000-4000-8000-000000000000', email: 'preview@example.com', first_name: 'Preview', custom_fields: {} };
-  const template = compileTemplate({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text });
+  const template = compileChecked({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text });
   const unsubscribe = unsubscribeUrl(config, accountId, subscriber.id, { campaign_id: c.id });
-  const account = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+  const account = await queries.account(db, accountId);
   const sender = resolveSender(config, c, account);
   const message = renderMessage(template, { subscriber, campaign: { id: c.id, name: c.name }, unsubscribeUrl: unsubscribe });
   return { ...message, from: sender.from, reply_to: sender.replyTo ?? null, to: subscriber.email, headers: bulkHeaders(config, unsubscribe) };
 }
 
 export async function find(db: Db, accountId: string, id: string, forUpdate = false): Promise<CampaignRow> {
-  const row = await db
-    .selectFrom('campaigns')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .$if(forUpdate, (qb) => qb.forUpdate())
-    .executeTakeFirst();
+  const row = await queries.findCampaign(db, accountId, id, forUpdate);
   if (!row) throw new NotFound(NOT_FOUND);
   return row;
 }
@@ -200,7 +178,7 @@ function present(row: CampaignRow, stats: campaignStats.Stats): Campaign {
 
 function checkTemplates(c: { subject?: string | null; content_html?: string | null; content_text?: string | null }): void {
   if (!c.subject && !c.content_html && !c.content_text) return;
-  compileTemplate({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text });
+  compileChecked({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text });
 }
 
 function checkSchedule(s: z.output<typeof ScheduleInput>): Date | undefined {
@@ -236,16 +214,7 @@ export async function startDue(db: Db, secret: string, limit = 10): Promise<stri
   const started: string[] = [];
   for (let i = 0; i < limit; i++) {
     const id = await inTransaction(db, async (trx) => {
-      const c = await trx
-        .selectFrom('campaigns')
-        .selectAll()
-        .where('status', '=', 'scheduled')
-        .where('scheduled_at', '<=', sql<Date>`now()`)
-        .orderBy('scheduled_at')
-        .limit(1)
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
+      const c = await queries.nextDue(trx);
       if (!c) return undefined;
       await ledger.start(trx, c, 'scheduled', secret);
       return c.id;
@@ -257,7 +226,7 @@ export async function startDue(db: Db, secret: string, limit = 10): Promise<stri
 }
 
 /** get_campaign_subscribers: the campaign's ledger rows with their subscribers, filtered and paged. */
-export async function recipients(db: Db, accountId: string, id: string, query: RecipientsQuery) {
+export async function recipients(db: Db, accountId: string, id: string, query: RecipientsQuery): Promise<Page<campaignStats.Recipient>> {
   await find(db, accountId, id);
   return campaignStats.recipients(db, accountId, id, query);
 }

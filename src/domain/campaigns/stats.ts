@@ -1,10 +1,14 @@
 // What the ledger says about campaigns: stats and the per-recipient list behind
 // get_campaign_subscribers. Both are read from campaign_recipients, whose rows the send workers, the
 // tracking routes, unsubscribe and bounce processing keep current — one aggregate per call, no counters.
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
+import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
 import { parseInput } from '../validation.ts';
+import * as queries from './queries.ts';
+
+// automation stats count the same engagement columns of their own email rows
+export { engagementCounts } from './queries.ts';
 
 export interface Stats {
   recipients: number;
@@ -34,85 +38,26 @@ export const EMPTY: Stats = Object.freeze({
 
 export async function of(db: Db, accountId: string, campaignIds: string[]): Promise<Map<string, Stats>> {
   if (campaignIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('campaign_recipients')
-    .select([
-      'campaign_id',
-      sql<number>`count(*)::int`.as('recipients'),
-      sql<number>`(count(*) filter (where state = 'sent'))::int`.as('sent'),
-      sql<number>`(count(*) filter (where state = 'failed'))::int`.as('failed'),
-      sql<number>`(count(*) filter (where state = 'skipped'))::int`.as('skipped'),
-      sql<number>`(count(*) filter (where state = 'interrupted'))::int`.as('interrupted'),
-      sql<number>`(count(*) filter (where state in ('queued', 'sending')))::int`.as('pending'),
-      ...engagementCounts(),
-    ])
-    .where('account_id', '=', accountId)
-    .where('campaign_id', 'in', campaignIds)
-    .groupBy('campaign_id')
-    .execute();
+  const rows = await queries.statsRows(db, accountId, campaignIds);
   return new Map(rows.map(({ campaign_id, ...s }) => [campaign_id, { ...EMPTY, ...s }]));
 }
 
-/**
- * What campaign and automation stats both count off their email rows (campaign_recipients and
- * automation_emails carry the same engagement columns): opens and clicks (total and unique), unsubscribes,
- * bounces, complaints and soft bounces.
- */
-export function engagementCounts() {
-  return [
-    sql<number>`coalesce(sum(opens), 0)::int`.as('opens'),
-    sql<number>`count(opened_at)::int`.as('unique_opens'),
-    sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
-    sql<number>`count(clicked_at)::int`.as('unique_clicks'),
-    sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
-    sql<number>`count(bounced_at)::int`.as('bounces'),
-    sql<number>`count(complained_at)::int`.as('complaints'),
-    sql<number>`coalesce(sum(soft_bounces), 0)::int`.as('soft_bounces'),
-  ] as const;
-}
-
-export const RECIPIENT_FILTERS = ['sent', 'failed', 'opened', 'unopened', 'clicked', 'unsubscribed', 'bounced', 'complained'] as const;
-export type RecipientFilter = (typeof RECIPIENT_FILTERS)[number];
+export const RECIPIENT_FILTERS = ['sent', 'failed', 'opened', 'unopened', 'clicked', 'unsubscribed', 'bounced', 'complained'] as const satisfies readonly queries.RecipientFilter[];
 
 export const RecipientsQuery = z.object({
   filter: z.enum(RECIPIENT_FILTERS, { error: `filter must be one of: ${RECIPIENT_FILTERS.join(', ')}` }).optional(),
-  page: z.coerce.number().int().min(1, 'page must be a positive integer').default(1),
-  per_page: z.coerce.number().int().min(1, 'per_page must be a positive integer').default(25).transform((n) => Math.min(n, 100)),
+  ...pageFields(),
 });
 export type RecipientsQuery = z.input<typeof RecipientsQuery>;
 
-/** One page of a campaign's ledger rows with their subscriber (the campaign is checked by the caller). */
-export async function recipients(db: Db, accountId: string, campaignId: string, query: RecipientsQuery) {
-  const q = parseInput(RecipientsQuery, query);
-  const base = db
-    .selectFrom('campaign_recipients as r')
-    .innerJoin('subscribers as s', 's.id', 'r.subscriber_id')
-    .where('r.account_id', '=', accountId)
-    .where('r.campaign_id', '=', campaignId)
-    .$if(q.filter !== undefined, (qb) => qb.where(FILTERS[q.filter!]));
-  const rows = await base
-    .select([
-      's.id', 's.email', 's.first_name', 's.last_name', 's.status',
-      'r.state', 'r.attempts', 'r.message_id', 'r.last_error', 'r.sent_at', 'r.opens', 'r.clicks',
-      'r.opened_at', 'r.clicked_at', 'r.unsubscribed_at', 'r.bounced_at', 'r.complained_at',
-    ])
-    .orderBy('r.id')
-    .limit(q.per_page)
-    .offset((q.page - 1) * q.per_page)
-    .execute();
-  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const items = rows.map(({ id, email, first_name, last_name, status, ...ledger }) => ({ subscriber: { id, email, first_name, last_name, status }, ...ledger }));
-  return { recipients: items, total: Number(n), page: q.page, per_page: q.per_page };
-}
+type RecipientRow = Awaited<ReturnType<typeof queries.recipientPage>>['rows'][number];
+type Ledger = Omit<RecipientRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status'>;
+export type Recipient = { subscriber: Pick<RecipientRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status'> } & Ledger;
 
-// each filter is a fixed expression over the ledger row, chosen from this whitelist by the zod enum
-const FILTERS = {
-  sent: sql<boolean>`r.state = 'sent'`,
-  failed: sql<boolean>`r.state = 'failed'`,
-  opened: sql<boolean>`r.opened_at is not null`,
-  unopened: sql<boolean>`r.state = 'sent' and r.opened_at is null`,
-  clicked: sql<boolean>`r.clicked_at is not null`,
-  unsubscribed: sql<boolean>`r.unsubscribed_at is not null`,
-  bounced: sql<boolean>`r.bounced_at is not null`,
-  complained: sql<boolean>`r.complained_at is not null`,
-} satisfies Record<RecipientFilter, unknown>;
+/** One page of a campaign's ledger rows with their subscriber (the campaign is checked by the caller). */
+export async function recipients(db: Db, accountId: string, campaignId: string, query: RecipientsQuery): Promise<Page<Recipient>> {
+  const q = parseInput(RecipientsQuery, query);
+  const { rows, total } = await queries.recipientPage(db, accountId, campaignId, q.filter, q.per_page, offsetOf(q));
+  const items = rows.map(({ id, email, first_name, last_name, status, ...ledger }) => ({ subscriber: { id, email, first_name, last_name, status }, ...ledger }));
+  return pageOf(items, q, total);
+}

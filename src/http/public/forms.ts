@@ -6,7 +6,6 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { DomainError, Validation } from '../../domain/errors.ts';
 import * as signups from '../../domain/forms/signups.ts';
-import { createTransport } from '../../mail/transport.ts';
 import { formPage, MESSAGES, messagePage, PAGE_CSP } from './formPages.ts';
 
 const SUBMISSIONS_PER_MINUTE = 10;
@@ -31,8 +30,7 @@ function formId(params: unknown): string | undefined {
 }
 
 export async function formPages(app: FastifyInstance) {
-  const transport = createTransport(app.config, app.db);
-  app.addHook('onClose', async () => transport.close());
+  const transport = app.transport;
   const limiter = new RateLimiterMemory({ keyPrefix: 'form_submit', points: SUBMISSIONS_PER_MINUTE, duration: 60 });
 
   app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {

@@ -4,19 +4,15 @@
 import type { FastifyInstance } from 'fastify';
 import * as campaigns from '../../domain/campaigns/campaigns.ts';
 import * as outbox from '../../domain/campaigns/outbox.ts';
-import { ok, parse, pathId } from './envelope.ts';
+import { PageQuery } from '../../domain/paging.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
 
 const NOT_FOUND = campaigns.NOT_FOUND;
-const PageQuery = campaigns.ListQuery.pick({ page: true, per_page: true });
-
-function pagination(page: number, perPage: number, total: number) {
-  return { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage };
-}
 
 export async function campaignRoutes(app: FastifyInstance) {
   app.get('/campaigns', { config: { scope: 'campaigns:read' } }, async (req) => {
-    const r = await campaigns.list(app.db, req.key.accountId, req.query as campaigns.ListQuery);
-    return ok({ campaigns: r.campaigns, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await campaigns.list(app.db, req.key.accountId, req.query as campaigns.ListQuery);
+    return ok({ campaigns: page.items, pagination: pagination(page) });
   });
 
   app.post('/campaigns', { config: { scope: 'campaigns:write' } }, async (req, reply) => {
@@ -47,8 +43,8 @@ export async function campaignRoutes(app: FastifyInstance) {
   });
 
   app.get('/campaigns/:id/recipients', { config: { scope: 'campaigns:read' } }, async (req) => {
-    const r = await campaigns.recipients(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as campaigns.RecipientsQuery);
-    return ok({ recipients: r.recipients, pagination: pagination(r.page, r.per_page, r.total) });
+    const page = await campaigns.recipients(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as campaigns.RecipientsQuery);
+    return ok({ recipients: page.items, pagination: pagination(page) });
   });
 
   app.post('/campaigns/:id/preview', { config: { scope: 'campaigns:read' } }, async (req) => {
@@ -57,9 +53,8 @@ export async function campaignRoutes(app: FastifyInstance) {
   });
 
   app.get('/outbox', { config: { scope: 'campaigns:read' } }, async (req) => {
-    const q = parse(PageQuery, req.query);
-    const r = await outbox.list(app.db, req.key.accountId, q);
-    return ok({ messages: r.messages, pagination: pagination(q.page, q.per_page, r.meta.total) });
+    const page = await outbox.list(app.db, req.key.accountId, parse(PageQuery, req.query));
+    return ok({ messages: page.items, pagination: pagination(page) });
   });
 
   app.get('/outbox/:id', { config: { scope: 'campaigns:read' } }, async (req) => {

@@ -12,7 +12,7 @@ import * as campaigns from '../../../src/domain/campaigns/campaigns.ts';
 import { NotFound, StateConflict, Validation } from '../../../src/domain/errors.ts';
 import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
 import * as groups from '../../../src/domain/subscribers/groups.ts';
-import * as ledger from '../../../src/domain/campaigns/ledger.ts';
+import * as sendSteps from '../../../src/domain/campaigns/sending.ts';
 import * as segments from '../../../src/domain/segments/segments.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
@@ -235,21 +235,21 @@ describe('Ledger steps', () => {
     const c = await campaigns.create(db, acc, { name: 'Ledger', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const w1 = randomUUID();
-    const batch = await ledger.claim(db, c.id, w1, 2);
+    const batch = await sendSteps.claim(db, c.id, w1, 2);
     assert.equal(batch.length, 2);
     assert.ok(batch.every((r) => r.attempts === 1));
-    assert.equal((await ledger.claim(db, c.id, randomUUID(), 10)).length, 1, 'a second worker gets only what is left');
-    assert.equal(await ledger.finishIfDone(db, c.id), false, 'not while rows are in flight');
-    const written = await ledger.record(db, w1, [
+    assert.equal((await sendSteps.claim(db, c.id, randomUUID(), 10)).length, 1, 'a second worker gets only what is left');
+    assert.equal(await sendSteps.finishIfDone(db, c.id), false, 'not while rows are in flight');
+    const written = await sendSteps.record(db, w1, [
       { id: batch[0]!.id, state: 'sent', message_id: 'm1@x' },
       { id: batch[1]!.id, state: 'failed', error: '550 no' },
     ]);
     assert.equal(written, 2);
-    assert.equal(await ledger.record(db, randomUUID(), [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }]), 0, 'another worker cannot overwrite');
+    assert.equal(await sendSteps.record(db, randomUUID(), [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }]), 0, 'another worker cannot overwrite');
     // the third row's worker "died": its row is interrupted, not re-sent
-    assert.equal(await ledger.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), 1);
-    assert.equal(await ledger.finishIfDone(db, c.id), true);
-    assert.equal(await ledger.finishIfDone(db, c.id), false, 'finishes once');
+    assert.equal(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), 1);
+    assert.equal(await sendSteps.finishIfDone(db, c.id), true);
+    assert.equal(await sendSteps.finishIfDone(db, c.id), false, 'finishes once');
     const done = await campaigns.get(db, acc, c.id);
     assert.equal(done.status, 'sent');
     assert.deepEqual([done.stats.recipients, done.stats.sent, done.stats.failed, done.stats.interrupted], [3, 1, 1, 1]);
@@ -266,10 +266,10 @@ describe('Ledger steps', () => {
     const c = await campaigns.create(db, acc, { name: 'Orphans', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const [live, dead] = [randomUUID(), randomUUID()];
-    await ledger.heartbeat(db, live);
-    await ledger.claim(db, c.id, live, 1);
-    await ledger.claim(db, c.id, dead, 1);
-    assert.equal(await ledger.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), 1);
+    await sendSteps.heartbeat(db, live);
+    await sendSteps.claim(db, c.id, live, 1);
+    await sendSteps.claim(db, c.id, dead, 1);
+    assert.equal(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), 1);
     const states = await db.selectFrom('campaign_recipients').select(['state', 'worker_id']).where('campaign_id', '=', c.id).execute();
     assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}`).sort(), ['interrupted:false', 'sending:true']);
   });

@@ -9,12 +9,13 @@ import { loadConfig } from '../../../src/config.ts';
 import { openDb, type DbHandle } from '../../../src/db/client.ts';
 import { buildApp } from '../../../src/http/app.ts';
 import { Queue } from '../../../src/jobs/queue.ts';
+import { createTransport } from '../../../src/mail/transport.ts';
 import { client, startServer, TEST_ENV, type TestServer } from '../../support/server.ts';
 
 /** The app alone (no migrations, no workers) over a given handle: enough for /api/health. */
 async function appOver(handle: DbHandle): Promise<{ app: FastifyInstance; url: string }> {
   const config = loadConfig({ ...TEST_ENV }, {});
-  const app = await buildApp(config, { handle, queue: new Queue(handle, 1) });
+  const app = await buildApp(config, { handle, queue: new Queue(handle, 1), transport: createTransport(config, handle.db) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }

@@ -2,19 +2,19 @@
 // served on its own URL under a CSP sandbox with no network access, so opening it runs no script and
 // loads no tracking pixel (viewing the outbox must not count as an open).
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import * as outbox from '../../../domain/campaigns/outbox.ts';
+import { PageQuery } from '../../../domain/paging.ts';
+import { metaOf } from '../../mcp/pagination.ts';
 import { ok, parse, pathId } from '../../rest/envelope.ts';
-
-const Page = z.object({
-  page: z.coerce.number().int().min(1, 'Page must be a positive integer').default(1),
-  per_page: z.coerce.number().int().min(1, 'per_page must be a positive integer').default(25).transform((n) => Math.min(n, 100)),
-});
 
 const MESSAGE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox; base-uri 'none'; form-action 'none'";
 
 export async function outboxRoutes(app: FastifyInstance) {
-  app.get('/outbox', async (req) => ok(await outbox.list(app.db, req.member.accountId, parse(Page, req.query))));
+  // the dashboard reads a list's meta as MCP tools return it: { current_page, last_page, per_page, total }
+  app.get('/outbox', async (req) => {
+    const page = await outbox.list(app.db, req.member.accountId, parse(PageQuery, req.query));
+    return ok({ messages: page.items, meta: metaOf(page) });
+  });
 
   app.get('/outbox/:id', async (req) => ok(await outbox.get(app.db, req.member.accountId, pathId(req.params, 'Message not found'))));
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import * as campaigns from '../../../domain/campaigns/campaigns.ts';
 import { RECIPIENT_FILTERS } from '../../../domain/campaigns/stats.ts';
-import { listMeta, PageArgs } from '../pagination.ts';
+import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const CampaignId = z.guid('campaign_id must be a UUID').describe('The campaign id (UUID), as returned by list_campaigns or create_campaign.');
@@ -52,8 +52,8 @@ const listCampaigns = defineTool({
     status: z.enum(campaigns.STATUSES, { error: `status must be one of: ${campaigns.STATUSES.join(', ')}` }).optional().describe('Only campaigns in this state.'),
   }),
   async run(ctx, a) {
-    const r = await campaigns.list(ctx.db, ctx.key.accountId, a);
-    return { data: r.campaigns, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await campaigns.list(ctx.db, ctx.key.accountId, a);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 
@@ -73,8 +73,8 @@ const getCampaignSubscribers = defineTool({
     ...PageArgs,
   }),
   async run(ctx, { campaign_id, ...q }) {
-    const r = await campaigns.recipients(ctx.db, ctx.key.accountId, campaign_id, q);
-    return { data: r.recipients, meta: listMeta(r.page, r.per_page, r.total) };
+    const page = await campaigns.recipients(ctx.db, ctx.key.accountId, campaign_id, q);
+    return { data: page.items, meta: metaOf(page) };
   },
 });
 

@@ -1,8 +1,8 @@
 // The global send rate (SEND_RATE_PER_SECOND, 0 = unlimited) shared by every instance through one
 // token-bucket row in the database. Tokens are fetched in chunks of ~200 ms worth, so the database sees a
 // few statements per second, not one per message; a chunk that overdraws the bucket waits the debt off.
-import { sql } from 'kysely';
-import type { Db } from '../db/client.ts';
+import type { Db } from '../../db/client.ts';
+import { takeSendTokens } from './queries.ts';
 
 export class RateGate {
   private local = 0;
@@ -28,15 +28,9 @@ export class RateGate {
 
   private async fetch(): Promise<void> {
     const rate = this.perSecond;
-    const n = this.chunk;
     // capacity = one chunk: an idle period never saves up a burst above the configured rate
-    const r = await sql<{ tokens: number }>`
-      update send_rate set
-        tokens = least(${n}::float8, tokens + extract(epoch from (clock_timestamp() - updated_at)) * ${rate}::float8) - ${n}::float8,
-        updated_at = clock_timestamp()
-      where id = 1 returning tokens`.execute(this.db);
-    const balance = Number(r.rows[0]?.tokens ?? 0);
+    const balance = await takeSendTokens(this.db, this.chunk, rate);
     if (balance < 0) await new Promise((resolve) => setTimeout(resolve, (-balance / rate) * 1000));
-    this.local += n;
+    this.local += this.chunk;
   }
 }

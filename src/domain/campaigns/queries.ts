@@ -1,0 +1,180 @@
+// SQL for campaigns, their stats and recipient lists, the captured outbox and the shared send-rate bucket;
+// accountId always, except where a worker reads a campaign it found through the ledger.
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Db } from '../../db/client.ts';
+import type { DB } from '../../db/schema.ts';
+import type { CampaignRow, CampaignStatus } from '../../db/schema/campaigns.ts';
+
+type CampaignChanges = Updateable<DB['campaigns']>;
+
+export function insertCampaign(trx: Db, values: Insertable<DB['campaigns']>) {
+  return trx.insertInto('campaigns').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findCampaign(db: Db, accountId: string, id: string, forUpdate = false) {
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .$if(forUpdate, (qb) => qb.forUpdate())
+    .executeTakeFirst();
+}
+
+export async function campaignPage(db: Db, accountId: string, status: CampaignStatus | undefined, limit: number, offset: number): Promise<{ rows: CampaignRow[]; total: number }> {
+  const base = db.selectFrom('campaigns').where('account_id', '=', accountId).$if(status !== undefined, (qb) => qb.where('status', '=', status!));
+  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}
+
+export function updateCampaign(trx: Db, accountId: string, id: string, changes: CampaignChanges) {
+  return trx.updateTable('campaigns').set(changes).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A state change of a campaign the caller has already found (and locked) in its account. */
+export function setCampaign(trx: Db, id: string, changes: CampaignChanges) {
+  return trx.updateTable('campaigns').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteCampaign(trx: Db, accountId: string, id: string): Promise<void> {
+  await trx.deleteFrom('campaigns').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** The scheduled campaign due first, locked; SKIP LOCKED: two instances never take the same one. */
+export function nextDue(trx: Db) {
+  return trx
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('status', '=', 'scheduled')
+    .where('scheduled_at', '<=', sql<Date>`now()`)
+    .orderBy('scheduled_at')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+/** For the send workers, which know a campaign by the ledger row they claimed, not by an account. */
+export function campaignById(db: Db, id: string) {
+  return db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+export async function campaignStatus(db: Db, id: string): Promise<CampaignStatus | undefined> {
+  const r = await db.selectFrom('campaigns').select('status').where('id', '=', id).executeTakeFirst();
+  return r?.status;
+}
+
+export function account(db: Db, accountId: string) {
+  return db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
+}
+
+export function findSubscriber(db: Db, accountId: string, by: { subscriber_id?: string; email?: string }) {
+  return db
+    .selectFrom('subscribers')
+    .select(['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'created_at'])
+    .where('account_id', '=', accountId)
+    .$if(by.subscriber_id !== undefined, (qb) => qb.where('id', '=', by.subscriber_id!))
+    .$if(by.subscriber_id === undefined, (qb) => qb.where((eb) => eb(eb.fn('lower', ['email']), '=', by.email!.toLowerCase())))
+    .executeTakeFirst();
+}
+
+/** The ledger counts of each campaign, one aggregate over campaign_recipients. */
+export function statsRows(db: Db, accountId: string, campaignIds: string[]) {
+  return db
+    .selectFrom('campaign_recipients')
+    .select([
+      'campaign_id',
+      sql<number>`count(*)::int`.as('recipients'),
+      sql<number>`(count(*) filter (where state = 'sent'))::int`.as('sent'),
+      sql<number>`(count(*) filter (where state = 'failed'))::int`.as('failed'),
+      sql<number>`(count(*) filter (where state = 'skipped'))::int`.as('skipped'),
+      sql<number>`(count(*) filter (where state = 'interrupted'))::int`.as('interrupted'),
+      sql<number>`(count(*) filter (where state in ('queued', 'sending')))::int`.as('pending'),
+      ...engagementCounts(),
+    ])
+    .where('account_id', '=', accountId)
+    .where('campaign_id', 'in', campaignIds)
+    .groupBy('campaign_id')
+    .execute();
+}
+
+/**
+ * What campaign and automation stats both count off their email rows (campaign_recipients and
+ * automation_emails carry the same engagement columns): opens and clicks (total and unique), unsubscribes,
+ * bounces, complaints and soft bounces.
+ */
+export function engagementCounts() {
+  return [
+    sql<number>`coalesce(sum(opens), 0)::int`.as('opens'),
+    sql<number>`count(opened_at)::int`.as('unique_opens'),
+    sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
+    sql<number>`count(clicked_at)::int`.as('unique_clicks'),
+    sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
+    sql<number>`count(bounced_at)::int`.as('bounces'),
+    sql<number>`count(complained_at)::int`.as('complaints'),
+    sql<number>`coalesce(sum(soft_bounces), 0)::int`.as('soft_bounces'),
+  ] as const;
+}
+
+// each filter is a fixed expression over the ledger row, chosen from this whitelist by the zod enum
+const FILTERS = {
+  sent: sql<boolean>`r.state = 'sent'`,
+  failed: sql<boolean>`r.state = 'failed'`,
+  opened: sql<boolean>`r.opened_at is not null`,
+  unopened: sql<boolean>`r.state = 'sent' and r.opened_at is null`,
+  clicked: sql<boolean>`r.clicked_at is not null`,
+  unsubscribed: sql<boolean>`r.unsubscribed_at is not null`,
+  bounced: sql<boolean>`r.bounced_at is not null`,
+  complained: sql<boolean>`r.complained_at is not null`,
+};
+export type RecipientFilter = keyof typeof FILTERS;
+
+/** One page of a campaign's ledger rows joined to their subscribers, in ledger order. */
+export async function recipientPage(db: Db, accountId: string, campaignId: string, filter: RecipientFilter | undefined, limit: number, offset: number) {
+  const base = db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('subscribers as s', 's.id', 'r.subscriber_id')
+    .where('r.account_id', '=', accountId)
+    .where('r.campaign_id', '=', campaignId)
+    .$if(filter !== undefined, (qb) => qb.where(FILTERS[filter!]));
+  const rows = await base
+    .select([
+      's.id', 's.email', 's.first_name', 's.last_name', 's.status',
+      'r.state', 'r.attempts', 'r.message_id', 'r.last_error', 'r.sent_at', 'r.opens', 'r.clicks',
+      'r.opened_at', 'r.clicked_at', 'r.unsubscribed_at', 'r.bounced_at', 'r.complained_at',
+    ])
+    .orderBy('r.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(n) };
+}
+
+const OUTBOX_SUMMARY = ['id', 'message_id', 'from_addr', 'to_addr', 'subject', 'created_at'] as const;
+
+export async function outboxPage(db: Db, accountId: string, limit: number, offset: number) {
+  const [rows, count] = await Promise.all([
+    db.selectFrom('outbox').select(OUTBOX_SUMMARY).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+    db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: count.n };
+}
+
+export function outboxMessage(db: Db, accountId: string, id: string) {
+  return db.selectFrom('outbox').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Takes `n` tokens from the one bucket row every instance shares, refilled at `rate` per second since its
+ * last use; capacity = one chunk of `n`. Returns the balance, negative when this take overdrew it.
+ */
+export async function takeSendTokens(db: Db, n: number, rate: number): Promise<number> {
+  const r = await sql<{ tokens: number }>`
+    update send_rate set
+      tokens = least(${n}::float8, tokens + extract(epoch from (clock_timestamp() - updated_at)) * ${rate}::float8) - ${n}::float8,
+      updated_at = clock_timestamp()
+    where id = 1 returning tokens`.execute(db);
+  return Number(r.rows[0]?.tokens ?? 0);
+}
