@@ -1,5 +1,6 @@
-// Reads "Authorization: Bearer <key>" and resolves the key; shared by REST and MCP. A key found once is
-// served from the key cache (auth/keyCache.ts) until it expires, is revoked, or its entry ages out.
+// Reads "Authorization: Bearer <key>" and resolves the key; REST and MCP share it through http/keyGuard.ts.
+// A key found once is served from the key cache (domain/accounts/keyCache.ts) until it expires, is revoked,
+// or its entry ages out.
 import type { Db } from '../db/client.ts';
 import * as apiKeys from '../domain/accounts/apiKeys.ts';
 import { cacheFor } from '../domain/accounts/keyCache.ts';

@@ -2,6 +2,7 @@
 // surrogate (jsonb refuses the \ud800 escape JSON.stringify writes for one). Checked at the edge, so
 // such input is a 400 naming the field instead of a database error and a 500.
 import { z } from 'zod';
+import { Validation } from './errors.ts';
 
 export const NOT_STORABLE = 'Must not contain NUL characters or unpaired surrogates';
 
@@ -14,6 +15,11 @@ export function isStorable(s: string): boolean {
 /** z.string() that refuses text PostgreSQL cannot store. */
 export function storableString(params?: Parameters<typeof z.string>[0]) {
   return z.string(params).refine(isStorable, NOT_STORABLE);
+}
+
+/** The refusal of text firstUnstorable found: "path: message", the path named even at the root ('_'). */
+export function notStorableAt(path: string): Validation {
+  return new Validation({ [path]: [NOT_STORABLE] }, `${path}: ${NOT_STORABLE}`);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Turns zod failures into the domain's Validation error (field name → messages), for every face alike.
 import type { z } from 'zod';
-import { Validation, type FieldErrors } from './errors.ts';
+import { firstProblem, Validation, type FieldErrors } from './errors.ts';
 
 export function toFieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
   const fields: FieldErrors = {};
@@ -12,11 +12,15 @@ export function toFieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
   return fields;
 }
 
+/** A zod failure as a Validation: every field's messages, and the first problem in words. */
+export function validationOf(error: z.ZodError, prefix = ''): Validation {
+  const fields = toFieldErrors(error, prefix);
+  return new Validation(fields, firstProblem(fields));
+}
+
 /** schema.parse that throws Validation instead of ZodError. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ''): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const fields = toFieldErrors(result.error, prefix);
-  const [field, messages] = Object.entries(fields)[0]!;
-  throw new Validation(fields, field === '_' ? messages[0]! : `${field}: ${messages[0]}`);
+  throw validationOf(result.error, prefix);
 }

@@ -2,14 +2,14 @@
 // Order of checks: method (405) → Origin (403) → auth (401) → rate limit (429) → JSON parse (-32700)
 // → envelope (-32600) → method (-32601) → tool name / arguments / schema (-32602) → scope (Forbidden) → domain.
 // Why not the SDK's server transport: it breaks six of the spec's seven error rules.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateHeader } from '../../auth/bearer.ts';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../domain/accounts/scopes.ts';
-import { Forbidden } from '../../domain/errors.ts';
-import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
-import { toFieldErrors } from '../../domain/validation.ts';
+import { Forbidden, type Validation } from '../../domain/errors.ts';
+import { firstUnstorable, notStorableAt } from '../../domain/storable.ts';
+import { validationOf } from '../../domain/validation.ts';
 import type { KeyContext } from '../../domain/accounts/apiKeys.ts';
+import { keyGuard } from '../keyGuard.ts';
 import * as rpc from './errors.ts';
 import { catalogue, findTool, listFor } from './schemas.ts';
 import type { ToolContext } from './tool.ts';
@@ -48,6 +48,11 @@ export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRate
     return reply.code(500).send({ error: 'Internal server error', request_id: req.id });
   });
 
+  const admitKey = keyGuard(app.db, opts.limiter, {
+    unauthorized: (reply) => reply.code(401).header('WWW-Authenticate', 'Bearer').send({ error: 'Unauthorized' }),
+    rateLimited: (limit) => ({ message: `Rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfter} seconds`, retry_after: limit.retryAfter }),
+  });
+
   // spec: any method other than POST is answered 405 (HEAD comes with GET)
   app.route({
     method: app.supportedMethods.filter((m) => m !== 'POST' && m !== 'HEAD'),
@@ -60,17 +65,9 @@ export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRate
     if (origin !== undefined && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
       return reply.code(403).send({ error: 'Forbidden', message: 'Origin not allowed' });
     }
-    const auth = await authenticateHeader(app.db, req.headers.authorization);
-    if (typeof auth === 'string') return reply.code(401).header('WWW-Authenticate', 'Bearer').send({ error: 'Unauthorized' });
-    const limit = await opts.limiter.consume(auth.keyId);
-    reply.header('RateLimit-Limit', limit.limit).header('RateLimit-Remaining', limit.remaining).header('RateLimit-Reset', limit.resetSeconds);
-    if (!limit.allowed) {
-      return reply
-        .code(429)
-        .header('Retry-After', limit.retryAfter)
-        .send({ message: `Rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfter} seconds`, retry_after: limit.retryAfter });
-    }
-    const answer = await dispatch(app, req, auth, typeof req.body === 'string' ? req.body : '');
+    const key = await admitKey(req, reply);
+    if (!key) return reply;
+    const answer = await dispatch(app, req, key, typeof req.body === 'string' ? req.body : '');
     if (answer === undefined) return reply.code(202).send();
     return reply.type('application/json').send(answer);
   });
@@ -151,13 +148,9 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
   if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Invalid params: arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`);
   // NUL or an unpaired surrogate anywhere would reach PostgreSQL and fail there (-32603): name the field instead
   const unstorable = firstUnstorable(args);
-  if (unstorable !== undefined) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `${unstorable}: ${NOT_STORABLE}`, { fields: { [unstorable]: [NOT_STORABLE] } });
+  if (unstorable !== undefined) throw invalidParams(notStorableAt(unstorable));
   const parsed = tool.input.safeParse(args);
-  if (!parsed.success) {
-    const fields = toFieldErrors(parsed.error);
-    const [field, messages] = Object.entries(fields)[0]!;
-    throw new rpc.RpcFailure(rpc.INVALID_PARAMS, field === '_' ? messages[0]! : `${field}: ${messages[0]}`, { fields });
-  }
+  if (!parsed.success) throw invalidParams(validationOf(parsed.error));
   if (!permits(ctx.key.scopes, tool.scope)) return rpc.toolError(new Forbidden(tool.scope));
   try {
     const out = await tool.run(ctx, parsed.data);
@@ -166,6 +159,11 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
     if (rpc.isDomainError(err)) return rpc.toolError(err);
     throw err;
   }
+}
+
+/** -32602 with the first problem as its message and every field's messages as its data. */
+function invalidParams(v: Validation): rpc.RpcFailure {
+  return new rpc.RpcFailure(rpc.INVALID_PARAMS, v.message, { fields: v.fields });
 }
 
 // the deepest legitimate input (automation condition steps with a segment filter inside) is ~25 levels

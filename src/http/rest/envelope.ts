@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFound, Validation } from '../../domain/errors.ts';
 import type { Page } from '../../domain/paging.ts';
-import { firstUnstorable, NOT_STORABLE } from '../../domain/storable.ts';
+import { firstUnstorable, notStorableAt } from '../../domain/storable.ts';
 import { parseInput } from '../../domain/validation.ts';
 
 export function ok<T>(data: T, message?: string) {
@@ -22,12 +22,6 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   if (input === undefined) return parseInput(schema, {});
   if (input === null || typeof input !== 'object' || Array.isArray(input)) throw Validation.field('body', 'Request body must be a JSON object');
   return parseInput(schema, input);
-}
-
-export function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Pick<T, K> {
-  const out = {} as Pick<T, K>;
-  for (const k of keys) out[k] = obj[k];
-  return out;
 }
 
 /** A path id that is not a UUID names nothing: 404, like any other unknown id (and never reaches SQL). */
@@ -50,7 +44,7 @@ export function acceptJsonOnly(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
     for (const value of [req.body, req.query]) {
       const path = firstUnstorable(value);
-      if (path !== undefined) throw new Validation({ [path]: [NOT_STORABLE] }, `${path}: ${NOT_STORABLE}`);
+      if (path !== undefined) throw notStorableAt(path);
     }
   });
 }

@@ -2,12 +2,13 @@
 // scope, accept JSON bodies only and refuse text PostgreSQL cannot store, then hand over to the resource
 // route files. Errors are mapped once, by restError.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AUTH_MESSAGES, authenticateHeader } from '../../auth/bearer.ts';
+import { AUTH_MESSAGES } from '../../auth/bearer.ts';
 import { stopCache } from '../../domain/accounts/keyCache.ts';
-import { KeyRateLimiter } from '../../auth/rateLimit.ts';
+import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../domain/accounts/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
 import { acceptJsonOnly } from './envelope.ts';
+import { keyGuard } from '../keyGuard.ts';
 import { restError } from './errors.ts';
 import { restRoutes } from './routes.ts';
 
@@ -17,20 +18,17 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
   app.decorateRequest('key', null as any);
   app.addHook('onClose', async () => stopCache(app.db));
+  const admitKey = keyGuard(app.db, opts.limiter, {
+    unauthorized: (reply, reason) => reply.code(401).send({ success: false, error: 'Unauthorized', message: AUTH_MESSAGES[reason] }),
+    // the envelope, retry_after inside data
+    rateLimited: (limit) => ({ success: false, error: 'Too many requests', data: { retry_after: limit.retryAfter } }),
+  });
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
-    const auth = await authenticateHeader(app.db, req.headers.authorization);
-    if (typeof auth === 'string') return reply.code(401).send({ success: false, error: 'Unauthorized', message: AUTH_MESSAGES[auth] });
-    req.key = auth;
-    const limit = await opts.limiter.consume(auth.keyId);
-    reply.header('RateLimit-Limit', limit.limit).header('RateLimit-Remaining', limit.remaining).header('RateLimit-Reset', limit.resetSeconds);
-    if (!limit.allowed) {
-      return reply
-        .code(429)
-        .header('Retry-After', limit.retryAfter)
-        .send({ success: false, error: 'Too many requests', data: { retry_after: limit.retryAfter } }); // the envelope, retry_after inside data
-    }
+    const key = await admitKey(req, reply);
+    if (!key) return reply;
+    req.key = key;
     const scope = req.routeOptions.config?.scope;
-    if (scope && !permits(auth.scopes, scope)) throw new Forbidden(scope);
+    if (scope && !permits(key.scopes, scope)) throw new Forbidden(scope);
   });
   for (const routes of restRoutes) await app.register(routes);
 }

@@ -1,7 +1,8 @@
 // /api/v1/external/subscribers: the spec's subscriber endpoints. Parse, call the domain, pick the spec's fields.
 import type { FastifyInstance } from 'fastify';
 import * as subscribers from '../../domain/subscribers/subscribers.ts';
-import { ok, pagination, parse, pathId, pick } from './envelope.ts';
+import { ok, pagination, parse, pathId } from './envelope.ts';
+import { pick } from '../pick.ts';
 
 // spec "Which fields each response carries"
 const CREATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'created_at'] as const;

@@ -4,7 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import * as accounts from '../../../domain/accounts/accounts.ts';
 import * as users from '../../../domain/accounts/users.ts';
-import { ok, parse, pathId, pick } from '../../rest/envelope.ts';
+import { ok, parse, pathId } from '../../rest/envelope.ts';
+import { pick } from '../../pick.ts';
 
 const EDITABLE = accounts.AccountSettings.omit({ subscriber_limit: true });
 const SHOWN = ['id', 'name', 'subscriber_limit', 'default_from_name', 'default_from_email', 'default_reply_to', 'tracking_enabled', 'verify_emails', 'timezone', 'created_at', 'updated_at'] as const;

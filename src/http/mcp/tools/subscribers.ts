@@ -8,6 +8,7 @@ import * as groups from '../../../domain/subscribers/groups.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';
 import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
+import { pick } from '../../pick.ts';
 import { getSingleImport, importSubscribersToGroup } from './imports.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
@@ -18,10 +19,6 @@ const GroupId = z.guid('group_id must be a UUID').describe('The group id (UUID),
 // spec "Which fields each response carries": Get and Update
 const FULL_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'groups', 'custom_fields', 'notes', 'created_at', 'updated_at'] as const;
 const UPDATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'created_at', 'updated_at'] as const;
-
-function pick<T extends object, K extends keyof T>(obj: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((k) => [k, obj[k]])) as Pick<T, K>;
-}
 
 const U = subscribers.SubscriberUpdate.shape;
 const A = subscribers.UpsertSubscriber.shape;
