@@ -1,26 +1,14 @@
-// The paging arguments and meta every MCP list tool shares:
-// page defaults to 1, per_page to 25 with a max of 100 — larger values are clamped, not rejected.
-// Spread PageArgs into a tool's z.object({...PageArgs, ...}) and return listMeta(...) as meta.
-import { z } from 'zod';
-import type { Page } from '../../domain/paging.ts';
+// The paging arguments and meta every MCP list tool shares: the domain's page rule (page defaults to 1,
+// per_page to 25, larger values clamped to 100) as plain JSON numbers, described for agents.
+// Spread PageArgs into a tool's z.object({...PageArgs, ...}) and return metaOf(page) as meta.
+import { pageFields, type Page } from '../../domain/paging.ts';
 import type { ListMeta } from './tool.ts';
 
-export const MAX_PER_PAGE = 100;
+const paging = pageFields({ coerce: false });
 
 export const PageArgs = {
-  page: z
-    .number({ error: 'page must be a positive integer' })
-    .int('page must be a positive integer')
-    .min(1, 'page must be a positive integer')
-    .default(1)
-    .describe('Page number, starting at 1 (default 1).'),
-  per_page: z
-    .number({ error: 'per_page must be a positive integer' })
-    .int('per_page must be a positive integer')
-    .min(1, 'per_page must be a positive integer')
-    .default(25)
-    .transform((n) => Math.min(n, MAX_PER_PAGE))
-    .describe('Items per page (default 25, max 100; larger values are clamped to 100).'),
+  page: paging.page.describe('Page number, starting at 1 (default 1).'),
+  per_page: paging.per_page.describe('Items per page (default 25, max 100; larger values are clamped to 100).'),
 };
 
 /** meta for a list tool; last_page is at least 1 so an empty list still has one (empty) page. */
