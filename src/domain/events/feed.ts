@@ -18,19 +18,14 @@
 // the cursor alone, without the handler and without reading `data`. Whether an event is wanted is decided
 // in the same statement (one snapshot) that sees it committed, so a consumer that was already there when
 // the event became visible is never passed over; gap handling is the same for every event, wanted or not.
-import { sql, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import { inTransaction } from '../transaction.ts';
+import * as repo from './queries.ts';
+import type { FeedEvent, ReadRow } from './queries.ts';
 
-export interface FeedEvent {
-  id: string;
-  seq: number;
-  account_id: string;
-  type: string;
-  subscriber_id: string | null;
-  data: Record<string, unknown>;
-  created_at: Date;
-}
+export type { FeedEvent };
+export { automationWanted, webhookWanted } from './queries.ts';
 
 /** A batch the reader handles inside the cursor's transaction: events with seq in (fromSeq, toSeq]. */
 export interface FeedBatch {
@@ -66,9 +61,6 @@ export interface FeedOptions {
   skipStride?: number;
 }
 
-/** A round's read: the events (only their seqs when seqsOnly), each with whether it is wanted. */
-type ReadRow = { seq: number; wanted: boolean } & Partial<FeedEvent>;
-
 export class EventFeed {
   private horizons: Horizon[] = [];
 
@@ -85,12 +77,13 @@ export class EventFeed {
    */
   async consume(db: Db, handle: (trx: Db, batch: FeedBatch) => Promise<void>, reread = true): Promise<number> {
     // only needed while a gap is pending; taken before the read, so a writer gone by now has its row visible below
-    const writersNow = this.horizons.length > 0 ? await eventWriters(db) : new Set<string>();
+    const writersNow = this.horizons.length > 0 ? await repo.eventWriters(db) : new Set<string>();
     const cursor = await this.cursor(db);
-    if (this.options.wanted) {
+    const { seqsOnly = false, wanted } = this.options;
+    if (wanted) {
       // the common case in one row: the next seqs are all there (no gap) and the first of them anybody wants,
       // if any, is known — the run before it is stepped over without reading it row by row
-      const s = await this.summary(db, cursor);
+      const s = await repo.summaryAfter(db, cursor, this.stride(), wanted);
       if (s.n === 0) return 0;
       const noGap = s.last - cursor === s.n;
       if (noGap && s.first_wanted === null) {
@@ -101,7 +94,7 @@ export class EventFeed {
       }
       if (noGap && s.first_wanted! > cursor + 1) return this.skip(db, cursor, s.first_wanted! - 1, s.first_wanted! - 1 - cursor);
     }
-    const rows = await this.read(db, cursor);
+    const rows = await repo.readAfter(db, cursor, wanted ? this.stride() : this.batchSize, seqsOnly, wanted);
     if (rows.length === 0) return 0;
 
     const settled = this.settledUpTo(writersNow);
@@ -114,13 +107,13 @@ export class EventFeed {
       expected = row.seq + 1;
     }
     if (accepted.length < rows.length) {
-      const writers = await eventWriters(db);
+      const writers = await repo.eventWriters(db);
       this.remember({ seq: rows.at(-1)!.seq, writers });
       // nobody is writing events (always so on PGlite): one more read settles the gap without a poll's wait
       if (accepted.length === 0) return writers.size === 0 && reread ? this.consume(db, handle, false) : 0;
     }
 
-    if (this.options.wanted) {
+    if (wanted) {
       // a leading run that nobody wants: move the cursor past it, nothing else to do
       const first = accepted.findIndex((r) => r.wanted);
       if (first !== 0) {
@@ -132,16 +125,10 @@ export class EventFeed {
     const toSeq = accepted.at(-1)!.seq;
     try {
       await inTransaction(db, async (trx) => {
-        const events = this.options.seqsOnly ? [] : accepted.map(({ wanted: _, ...e }) => e as FeedEvent);
+        const events = seqsOnly ? [] : accepted.map(({ wanted: _, ...e }) => e as FeedEvent);
         await handle(trx, { events, fromSeq: cursor, toSeq });
-        const moved = await trx
-          .updateTable('event_cursors')
-          .set({ last_seq: toSeq, updated_at: new Date() })
-          .where('name', '=', this.name)
-          .where('last_seq', '=', cursor)
-          .executeTakeFirst();
         // another instance handled this batch first: roll ours back, its writes stand
-        if (Number(moved.numUpdatedRows) !== 1) throw new CursorMoved();
+        if (!(await repo.moveCursor(trx, this.name, cursor, toSeq))) throw new CursorMoved();
       });
     } catch (err) {
       if (err instanceof CursorMoved) return 0;
@@ -151,47 +138,21 @@ export class EventFeed {
     return accepted.length;
   }
 
-  /** The next events after the cursor: whole rows, or only seqs; with `wanted`, a longer stride and the flag. */
-  private async read(db: Db, cursor: number): Promise<ReadRow[]> {
-    const { seqsOnly, wanted } = this.options;
-    const limit = wanted ? this.stride() : this.batchSize;
-    const columns = seqsOnly ? sql`e.seq` : sql`e.id, e.seq, e.account_id, e.type, e.subscriber_id, e.data, e.created_at`;
-    const { rows } = await sql<ReadRow>`select ${columns}, ${wanted ?? sql`true`} as wanted from events e
-      where e.seq > ${cursor} order by e.seq limit ${limit}`.execute(db);
-    return rows;
-  }
-
-  /** How many seqs follow the cursor (up to a stride), the last of them, and the first one wanted. */
-  private async summary(db: Db, cursor: number) {
-    const { rows } = await sql<{ n: number; last: number; first_wanted: number | null }>`
-      select count(*)::int as n, coalesce(max(seq), 0) as last, min(seq) filter (where wanted) as first_wanted
-      from (select e.seq, ${this.options.wanted} as wanted from events e where e.seq > ${cursor} order by e.seq limit ${this.stride()}) x`.execute(db);
-    const r = rows[0]!;
-    return { n: r.n, last: Number(r.last), first_wanted: r.first_wanted === null ? null : Number(r.first_wanted) };
-  }
-
   private stride(): number {
     return this.options.skipStride ?? this.batchSize * 10;
   }
 
   /** Moves the cursor past `count` events nobody wants, up to toSeq, if it is still where this round read it. */
   private async skip(db: Db, cursor: number, toSeq: number, count: number): Promise<number> {
-    const moved = await db
-      .updateTable('event_cursors')
-      .set({ last_seq: toSeq, updated_at: new Date() })
-      .where('name', '=', this.name)
-      .where('last_seq', '=', cursor)
-      .executeTakeFirst();
-    if (Number(moved.numUpdatedRows) !== 1) return 0; // another instance moved it first
+    if (!(await repo.moveCursor(db, this.name, cursor, toSeq))) return 0; // another instance moved it first
     this.horizons = this.horizons.filter((h) => h.seq > toSeq);
     return count;
   }
 
   private async cursor(db: Db): Promise<number> {
-    const row = await db.selectFrom('event_cursors').select('last_seq').where('name', '=', this.name).executeTakeFirst();
-    if (row) return row.last_seq;
-    // a reader added after its migration: start at the log's end rather than replaying history
-    await sql`insert into event_cursors (name, last_seq) select ${this.name}, coalesce(max(seq), 0) from events on conflict do nothing`.execute(db);
+    const lastSeq = await repo.cursorOf(db, this.name);
+    if (lastSeq !== undefined) return lastSeq;
+    await repo.startAtEnd(db, this.name);
     return this.cursor(db);
   }
 
@@ -207,21 +168,4 @@ export class EventFeed {
     // a long writer can keep a gap open for a while; the oldest horizons matter most, keep a few
     if (this.horizons.length > 32) this.horizons.splice(1, 1);
   }
-}
-
-/** Events of accounts with an enabled webhook subscribed to their type (webhook fan-out's join, as sets). */
-export const webhookWanted = sql<boolean>`((e.account_id, e.type) in (select w.account_id, t.type from webhooks w cross join unnest(w.events) as t(type) where w.enabled)
-  or e.account_id in (select w.account_id from webhooks w where w.enabled and '*' = any(w.events)))`;
-
-/** Events of accounts with an enabled automation (every trigger type matches events of its own account). */
-export const automationWanted = sql<boolean>`(e.account_id in (select a.account_id from automations a where a.enabled))`;
-
-/** Transactions of other sessions holding a lock on this database's events table (PGlite: none). */
-async function eventWriters(db: Db): Promise<Set<string>> {
-  const { rows } = await sql<{ v: string }>`
-    select distinct virtualtransaction as v from pg_locks
-     where locktype = 'relation' and granted and pid <> pg_backend_pid()
-       and relation = 'events'::regclass
-       and database = (select oid from pg_database where datname = current_database())`.execute(db);
-  return new Set(rows.map((r) => r.v));
 }

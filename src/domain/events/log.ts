@@ -1,6 +1,7 @@
 // Event types and recordEvent, the one way a state change is logged.
 // Call it with the transaction that makes the change, so the event commits or rolls back with it.
 import type { Db } from '../../db/client.ts';
+import { insertEvents } from './queries.ts';
 
 export const EVENT_TYPES = [
   'subscriber.created',
@@ -36,16 +37,5 @@ export async function recordEvent(db: Db, accountId: string, type: EventType, da
 
 /** One INSERT for many events (batch operations: imports, group assignment, sending). */
 export async function recordEvents(db: Db, accountId: string, events: EventInput[]): Promise<void> {
-  if (events.length === 0) return;
-  await db
-    .insertInto('events')
-    .values(
-      events.map((e) => ({
-        account_id: accountId,
-        type: e.type,
-        subscriber_id: e.subscriberId ?? null,
-        data: JSON.stringify(e.data),
-      })),
-    )
-    .execute();
+  if (events.length > 0) await insertEvents(db, accountId, events);
 }
