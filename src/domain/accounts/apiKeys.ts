@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { denyEverywhere } from './keyCache.ts';
+import type { KeyContext } from './keyContext.ts';
 import * as keys from './keyQueries.ts';
 import * as repo from './queries.ts';
 import { ScopeList } from './scopes.ts';
@@ -61,14 +62,7 @@ export async function revoke(db: Db, accountId: string | null, keyId: string): P
   else if (!(await keys.exists(db, accountId, keyId))) throw new NotFound('API key not found');
 }
 
-export interface KeyContext {
-  keyId: string;
-  accountId: string;
-  name: string;
-  scopes: string[];
-  userId: string | null;
-  idpUserId: string | null;
-}
+export type { KeyContext };
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 

@@ -6,7 +6,7 @@
 // deny list, so a lookup that raced a revocation cannot put the key back. When a poll fails, the cache
 // empties and stays off until a poll succeeds. Expiry is checked on every hit; only successes are cached.
 import type { Db } from '../../db/client.ts';
-import type { KeyContext } from './apiKeys.ts';
+import type { KeyContext } from './keyContext.ts';
 import { recentlyRevoked } from './keyQueries.ts';
 
 const TTL_MS = 30_000;

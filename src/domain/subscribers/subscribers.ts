@@ -33,6 +33,8 @@ const Phone = z
   .regex(/^\+?[0-9 ()./-]*$/, 'Phone must contain only digits, optionally with a leading plus sign')
   .nullable();
 const GroupIds = z.array(z.guid('Each group id must be a UUID')).max(1000);
+// bounced and complained are set by bounce processing, never by a caller
+const SettableStatus = z.enum(['active', 'unsubscribed'], { error: 'Status must be one of: active, unsubscribed' });
 const CustomFields = z.record(z.string(), z.unknown(), { error: 'custom_fields must be an object' });
 
 export const NewSubscriber = z.object({
@@ -49,7 +51,7 @@ export const SubscriberUpdate = z.object({
   first_name: Name.optional(),
   last_name: Name.optional(),
   phone: Phone.optional(),
-  status: z.enum(['active', 'unsubscribed'], { error: 'Status must be one of: active, unsubscribed' }).optional(),
+  status: SettableStatus.optional(),
   group_ids: GroupIds.optional(),
   custom_fields: CustomFields.optional(),
 });
@@ -197,7 +199,7 @@ export const UpsertSubscriber = z.object({
   first_name: Name.optional(),
   last_name: Name.optional(),
   phone: Phone.optional(),
-  status: z.enum(['active', 'unsubscribed'], { error: 'Status must be one of: active, unsubscribed' }).optional(),
+  status: SettableStatus.optional(),
   groups: GroupIds.optional(),
   custom_fields: CustomFields.optional(),
 });
