@@ -9,22 +9,22 @@
 // Semantics (docs/segments.md): text compares case-insensitively; a value that is not set never matches a
 // positive operator and always matches its negation (neq, not_contains, not_in); a stored custom value of
 // the wrong JSON type counts as not set, so bad data can never raise an SQL error.
-import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import type { DB } from '../../db/schema.ts';
 import type { Filter, FilterRule } from '../../db/schema/segments.ts';
 import { Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import * as groups from '../subscribers/groups.ts';
 import { likePattern } from '../likePattern.ts';
 import { parseInput } from '../validation.ts';
-import { checkRules, MAX_DEPTH, MAX_RULES, resolveKind, type FieldTypes, type Kind, type Operator } from './rules.ts';
+import type { Where } from './queries.ts';
+import { checkRules, MAX_DEPTH, MAX_RULES, resolveKind, type FieldTypes, type Operator } from './rules.ts';
 
 // the stored shape is the table's column type; this module is what makes a stored filter valid
 export type Rule = FilterRule;
 export type { Filter };
-export { FIELDS, OPERATORS, MAX_DEPTH, MAX_RULES, type FieldTypes } from './rules.ts';
+export type { FieldTypes } from './rules.ts';
 
 const RuleShape = z.object({
   field: z.string().describe('email, first_name, last_name, phone, status, created_at, custom_fields.<key>, group, campaign_opened or campaign_clicked'),
@@ -76,7 +76,7 @@ export async function validateFor(db: Db, accountId: string, input: unknown, pre
 }
 
 /** validateFor + whereMatches with the account's custom-field types. */
-export async function compileFor(db: Db, accountId: string, input: unknown): Promise<(eb: ExpressionBuilder<DB, 'subscribers'>) => Expression<SqlBool>> {
+export async function compileFor(db: Db, accountId: string, input: unknown): Promise<Where> {
   const filter = await validateFor(db, accountId, input);
   return whereMatches(filter, await fields.definitions(db, accountId));
 }
@@ -109,7 +109,7 @@ function normalise(f: Filter): Filter {
  * without it the type is inferred from the operator and value. `table` is the name or alias the caller's
  * query gives `subscribers` (code-chosen, never user input).
  */
-export function whereMatches(filter: Filter, types?: FieldTypes, table = 'subscribers'): (eb: ExpressionBuilder<DB, 'subscribers'>) => Expression<SqlBool> {
+export function whereMatches(filter: Filter, types?: FieldTypes, table = 'subscribers'): Where {
   const expr = compileNode(filter, types, table);
   return () => expr;
 }
@@ -198,7 +198,7 @@ function compileTimestamp(c: ReturnType<typeof sql.ref>, op: Operator, value: un
 }
 
 /** 'YYYY-MM-DD' means midnight UTC; a datetime keeps its offset. */
-export function toInstant(value: string): string {
+function toInstant(value: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : new Date(value).toISOString();
 }
 
@@ -226,4 +226,3 @@ function compileDate(t: string, field: string, op: Operator, value: unknown): Ra
   return sql<SqlBool>`coalesce(${d} ${CMP[op]!} ${String(value)}::text, false)`;
 }
 
-export type { Kind };
