@@ -7,7 +7,10 @@
 // through PostgreSQL notifications (db/changeListener.ts); while that channel is down the clock is not
 // `reliable` and caches step aside. PGlite has one process per data dir (the lock file), so its clock is
 // reliable from the start.
-import type { Db } from './client.ts';
+import type { Kysely } from 'kysely';
+
+// keyed by the Kysely instance; typed loosely so this module needs nothing from client.ts (no import cycle)
+type Db = Kysely<any>;
 
 export class ChangeClock {
   private count = 0;
