@@ -2,29 +2,16 @@
 // (db/changeListener.ts, migration 20261121_1150_change_notify.sql), and an outage of that channel makes
 // the clock unreliable (caches step aside) until it has reconnected.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { ChangeClock } from '../../src/db/changeClock.ts';
 import { listenForChanges } from '../../src/db/changeListener.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { backend, openTestDb, type TestDb } from '../support/db.ts';
+import { backend, migratedDb } from '../support/db.ts';
+import { until } from '../support/until.ts';
 
 const skip = backend !== 'postgres';
-let tdb: TestDb;
-let config: pg.ClientConfig;
-
-before(async () => {
-  if (skip) return;
-  tdb = await openTestDb();
-  await migrate(tdb.handle.db);
-  config = { connectionString: tdb.url, options: `-c search_path=${tdb.schema},public` };
-});
-after(() => tdb?.destroy());
-
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) if (check()) return true;
-  return false;
-}
+const tdb = skip ? undefined : await migratedDb();
+const config: pg.ClientConfig = { connectionString: tdb?.url, options: `-c search_path=${tdb?.schema},public` };
 
 describe('change listener', { skip }, () => {
   test('a write to subscribers, memberships, notes or groups by another connection ticks the clock', async () => {
@@ -33,14 +20,14 @@ describe('change listener', { skip }, () => {
     const other = new pg.Client(config);
     await other.connect();
     try {
-      assert.equal(await until(() => clock.reliable), true);
+      assert.equal(await until(() => clock.reliable, 5000), true);
       const account = (await other.query(`insert into accounts (name, subscriber_limit) values ('Listener', 10) returning id`)).rows[0].id;
       const before = clock.now;
       await other.query(`insert into groups (account_id, name) values ($1, 'G')`, [account]);
-      assert.equal(await until(() => clock.now > before), true, 'groups insert heard');
+      assert.equal(await until(() => clock.now > before, 5000), true, 'groups insert heard');
       const mid = clock.now;
       await other.query(`insert into subscribers (account_id, email) values ($1, 'heard@example.com')`, [account]);
-      assert.equal(await until(() => clock.now > mid), true, 'subscribers insert heard');
+      assert.equal(await until(() => clock.now > mid, 5000), true, 'subscribers insert heard');
       const quiet = clock.now;
       await other.query(`update accounts set name = 'Renamed' where id = $1`, [account]); // no trigger there
       await new Promise((r) => setTimeout(r, 200));
@@ -57,10 +44,10 @@ describe('change listener', { skip }, () => {
     const admin = new pg.Client(config);
     await admin.connect();
     try {
-      assert.equal(await until(() => clock.reliable), true);
+      assert.equal(await until(() => clock.reliable, 5000), true);
       await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'mailgrove-listener-test'`);
-      assert.equal(await until(() => !clock.reliable), true, 'unreliable after the outage');
-      assert.equal(await until(() => clock.reliable), true, 'reliable again after reconnecting');
+      assert.equal(await until(() => !clock.reliable, 5000), true, 'unreliable after the outage');
+      assert.equal(await until(() => clock.reliable, 5000), true, 'reliable again after reconnecting');
     } finally {
       await admin.end();
       await listener.close();

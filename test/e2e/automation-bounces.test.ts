@@ -8,52 +8,23 @@
 // input at the hook stays a 4xx that changes nothing.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { mcpClient } from '../http/mcp/client.ts';
+import { automationServer, uniqueEmail } from '../support/automations.ts';
 import { sendCampaignTo } from '../support/campaigns.ts';
-import { client, restClient, startServer } from '../support/server.ts';
-import { startSink } from '../support/smtpSink.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { client } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
-const sink = await startSink();
-const s = await startServer(
-  { after: (fn) => after(fn as Parameters<typeof after>[0]) },
-  { SMTP_URL: sink.url, AUTOMATION_TIME_SCALE: 86_400, WORKER_POLL_MS: 200, ALLOW_PRIVATE_WEBHOOK_URLS: true, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' },
-);
-after(() => sink.close());
-s.config.publicUrl = s.url;
+const { s, mailTo } = await automationServer({ WORKER_POLL_MS: 200, ALLOW_PRIVATE_WEBHOOK_URLS: true, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
 const hooks = client(s.url);
-
-// a webhook receiver on loopback
-const received: { headers: Record<string, string>; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-    res.writeHead(200).end('ok');
-  });
-});
-await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-after(() => receiver.close());
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+const receiver = await startReceiver();
+const received = receiver.received;
+const receiverUrl = `${receiver.base}/hook`;
 
 let n = 0;
-const unique = (name: string) => `${name}-${++n}-${Date.now()}@example.com`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mailTo = (email: string) => sink.messages.filter((m) => m.to.includes(email.toLowerCase()));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false | null> | T | undefined | false | null, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** A provider's documented sample with its example addresses and MESSAGE_ID replaced. */
 function fixture(name: string, replace: Record<string, string>): string {
@@ -66,12 +37,12 @@ const SNS = { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-ty
 const JSON_BODY = { 'content-type': 'application/json' };
 
 async function account() {
-  const { accountId, key } = await s.newAccount();
-  const api = restClient(s.url, key);
+  const a = await s.restAccount();
+  const accountId = a.accountId;
   const { bounce_secret } = await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
   const status = async (email: string) =>
     (await s.db.selectFrom('subscribers').select('status').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirstOrThrow()).status;
-  return { accountId, key, api, secret: bounce_secret, status };
+  return { ...a, secret: bounce_secret, status };
 }
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -108,7 +79,7 @@ async function deliver(a: Account, auto: { id: string; groupId: string }, sub: {
 }
 
 async function newSubscriber(a: Account, name: string) {
-  const r = await a.api.post('/subscribers', { email: unique(name) });
+  const r = await a.api.post('/subscribers', { email: uniqueEmail(name) });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   return r.body.data as { id: string; email: string };
 }
@@ -142,7 +113,7 @@ describe('Automation bounces › reports naming an automation email are credited
     const a = await account();
     const hook = (await a.api.post('/webhooks', { name: 'bounces', url: receiverUrl, events: ['email.bounced'] })).body.data as { id: string; secret: string };
     // the subscriber got a campaign email first: once the bounce was credited to it
-    const email = unique('ses-bounce');
+    const email = uniqueEmail('ses-bounce');
     const campaign = await sendCampaignTo(s.db, a.api, a.accountId, [email]);
     const sub = { id: campaign.subscriberIds.get(email)!, email };
     const auto = await createAutomation(a);
@@ -237,7 +208,7 @@ describe('Automation bounces › reports naming an automation email are credited
     const second = await deliver(a, auto, two);
 
     // the sample: processed, deferred, delivered, open, bounce for example@test.com, a spam report for an address we do not know
-    const batch = fixture('sendgrid-events.json', { 'example@test.com': one.email, MESSAGE_ID: first.messageId, 'richard@example.com': unique('stranger') });
+    const batch = fixture('sendgrid-events.json', { 'example@test.com': one.email, MESSAGE_ID: first.messageId, 'richard@example.com': uniqueEmail('stranger') });
     const res = await hooks.post(`/hooks/bounces/sendgrid/${a.secret}`, batch, JSON_BODY);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.data, { received: 3, hard: 1, soft: 1, complaints: 0, unknown: 1 }); // the stranger's spam report counts as unknown only
@@ -263,7 +234,7 @@ describe('Automation bounces › reports naming an automation email are credited
 
   test('a report naming no automation email behaves as before: an unknown Message-ID, another subscriber\'s, or none (Postmark) goes to the latest campaign email', async () => {
     const a = await account();
-    const [x, y, z] = [unique('unknown-id'), unique('other-id'), unique('postmark')];
+    const [x, y, z] = [uniqueEmail('unknown-id'), uniqueEmail('other-id'), uniqueEmail('postmark')];
     const campaign = await sendCampaignTo(s.db, a.api, a.accountId, [x, y, z]);
     const auto = await createAutomation(a);
     const subs = [x, y, z].map((email) => ({ id: campaign.subscriberIds.get(email)!, email }));

@@ -4,74 +4,33 @@
 // redirect, the email.opened / email.clicked events (with automation_id + step, delivered to a signed
 // webhook), the automation's stats, the account's tracking switch and that tampered tokens are refused.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { automationTrackToken, readTrackToken, trackToken } from '../../src/mail/tracking.ts';
 import { unsubscribeToken } from '../../src/mail/unsubscribe.ts';
 import { mcpClient } from '../http/mcp/client.ts';
+import { automationServer, createAutomation, uniqueEmail } from '../support/automations.ts';
 import { sendCampaignTo } from '../support/campaigns.ts';
-import { restClient, startServer } from '../support/server.ts';
-import { startSink } from '../support/smtpSink.ts';
+import { startReceiver } from '../support/receiver.ts';
+import type { ApiClient } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
-const sink = await startSink();
-const s = await startServer(
-  { after: (fn) => after(fn as Parameters<typeof after>[0]) },
-  { SMTP_URL: sink.url, AUTOMATION_TIME_SCALE: 86_400, WORKER_POLL_MS: 200, ALLOW_PRIVATE_WEBHOOK_URLS: true, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' },
-);
-after(() => sink.close());
-// PORT=0 gives PUBLIC_URL port 0; links in emails must point at the port the server really got
-s.config.publicUrl = s.url;
-
+const { s, sink, mailTo } = await automationServer({ WORKER_POLL_MS: 200, ALLOW_PRIVATE_WEBHOOK_URLS: true, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
 // a webhook receiver on loopback: every POST body and its headers
-const hooks: { headers: Record<string, string>; body: string }[] = [];
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
-    res.writeHead(200).end('ok');
-  });
-});
-await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-after(() => receiver.close());
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+const receiver = await startReceiver();
+const hooks = receiver.received;
+const receiverUrl = `${receiver.base}/hook`;
 
 let n = 0;
-const unique = (name: string) => `${name}-${++n}-${Date.now()}@example.com`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mailTo = (email: string) => sink.messages.filter((m) => m.to.includes(email.toLowerCase()));
 const htmlOf = (email: string, i = 0) => mailTo(email)[i]!.parsed!.html as string;
 const manual = (url: string) => fetch(url, { redirect: 'manual' });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false | null> | T | undefined | false | null, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-async function account() {
-  const { accountId, key } = await s.newAccount();
-  return { accountId, key, api: restClient(s.url, key) };
-}
-type Api = Awaited<ReturnType<typeof account>>['api'];
-
-async function createAutomation(api: Api, body: Record<string, unknown>) {
-  const r = await api.post('/automations', { name: 'Automation', ...body });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  return r.body.data as { id: string };
-}
-
 /** An automation on a new group, and one subscriber joining it; resolves once its first email arrived. */
-async function welcome(api: Api, steps: unknown[], name = 'welcome') {
+async function welcome(api: ApiClient, steps: unknown[], name = 'welcome') {
   const group = (await api.post('/groups', { name: `G ${++n}` })).body.data;
   const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps });
-  const email = unique(name);
+  const email = uniqueEmail(name);
   const sub = (await api.post('/subscribers', { email, group_ids: [group.id] })).body.data as { id: string; email: string };
   await until('the first automation email', () => mailTo(email).length >= 1);
   return { auto, sub, email, group };
@@ -107,7 +66,7 @@ const TRACKED_STEPS = [
 
 describe('Automation tracking › the send_email step is tracked like a campaign email', () => {
   test('pixel and rewritten links in the delivered email; opening and clicking write email.opened / email.clicked with automation_id + step, a webhook gets them, stats count them', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const hook = (await api.post('/webhooks', { name: 'engagement', url: receiverUrl, events: ['email.opened', 'email.clicked'] })).body.data as { id: string; secret: string };
     const { auto, sub, email } = await welcome(api, TRACKED_STEPS);
     const html = htmlOf(email);
@@ -178,7 +137,7 @@ describe('Automation tracking › the send_email step is tracked like a campaign
   });
 
   test('tampered tokens are refused (click 404, pixel counts nothing), never a 5xx or a redirect', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const { auto, email } = await welcome(api, [TRACKED_STEPS[0]]);
     const html = htmlOf(email);
     const click = clickLink(html);
@@ -224,7 +183,7 @@ describe('Automation tracking › the send_email step is tracked like a campaign
   });
 
   test('the account\'s tracking switch: off → no pixel and links untouched; links already sent still redirect but record nothing', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const { email } = await welcome(api, [TRACKED_STEPS[0]]);
     const trackedClick = clickLink(htmlOf(email));
     await s.db.updateTable('accounts').set({ tracking_enabled: false }).where('id', '=', accountId).execute();
@@ -240,14 +199,14 @@ describe('Automation tracking › the send_email step is tracked like a campaign
   });
 
   test('an email sent before the steps were edited still redirects to its own link (link sets are kept by content)', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     const steps = [{ type: 'send_email', subject: 'v1', content_html: '<p><a href="https://grove.example/v1">v1</a></p>' }];
     const { auto, email, group } = await welcome(api, steps);
     const oldClick = clickLink(htmlOf(email));
     const edited = await api.put(`/automations/${auto.id}`, { enabled: false, steps: [{ ...steps[0], subject: 'v2', content_html: '<p><a href="https://grove.example/v2">v2</a></p>' }] });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     await api.post(`/automations/${auto.id}/enable`);
-    const next = unique('after-edit');
+    const next = uniqueEmail('after-edit');
     await api.post('/subscribers', { email: next, group_ids: [group.id] });
     await until('the edited email', () => mailTo(next).length === 1);
     assert.equal((await manual(clickLink(htmlOf(next)))).headers.get('location'), 'https://grove.example/v2');
@@ -257,7 +216,7 @@ describe('Automation tracking › the send_email step is tracked like a campaign
 
 describe('Automation tracking › triggers and unsubscribe', () => {
   test('campaign_opened / link_clicked start runs for campaign emails only: opening or clicking an automation email starts nothing (no self-feeding loop)', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     // an automation that would feed itself if its own opens and clicks counted
     const loop = await createAutomation(api, { name: 'self-feeding', trigger: { type: 'campaign_opened' }, steps: [TRACKED_STEPS[0]] });
     const clicks = await createAutomation(api, { name: 'clicks', trigger: { type: 'link_clicked' }, steps: [{ type: 'update_field', field: 'last_name', value: 'Clicker' }] });
@@ -272,7 +231,7 @@ describe('Automation tracking › triggers and unsubscribe', () => {
     assert.equal(mailTo(email).length, 1);
 
     // the same triggers still react to a real campaign's tracked open and click
-    const { campaignId, subscriberIds } = await sendCampaignTo(s.db, api, accountId, [unique('reader')]);
+    const { campaignId, subscriberIds } = await sendCampaignTo(s.db, api, accountId, [uniqueEmail('reader')]);
     const reader = [...subscriberIds.values()][0]!;
     const campaignMail = await until('the campaign email', () => sink.messages.find((m) => m.parsed?.headers.get('x-mailgrove-campaign') === campaignId));
     await fetch(pixelOf(campaignMail.parsed!.html as string)!);
@@ -287,7 +246,7 @@ describe('Automation tracking › triggers and unsubscribe', () => {
   });
 
   test('the unsubscribe link of an automation email unsubscribes (page and one-click), credits the automation, and is never rewritten', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     // a long delay: the second email must still be ahead when the subscriber leaves
     const { auto, sub, email } = await welcome(api, [TRACKED_STEPS[0], { type: 'delay', amount: 30, unit: 'days' }, TRACKED_STEPS[2]]);
     const unsubscribe = links(htmlOf(email)).find((l) => l.startsWith(`${s.url}/u/`))!;

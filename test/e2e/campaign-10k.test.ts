@@ -2,7 +2,8 @@
 // 10,000 distinct recipients, each once; the ledger, email.sent events and campaign.sent agree.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { fileScope, ledgerCounts, seedAudience, waitForCampaign } from '../support/campaigns.ts';
+import { ledgerCounts, seedAudience, waitForCampaign } from '../support/campaigns.ts';
+import { fileScope } from '../support/scope.ts';
 import { restClient, startServer } from '../support/server.ts';
 import { startSink } from '../support/smtpSink.ts';
 

@@ -2,7 +2,8 @@
 // smtp-server sink in this process, every message parsed with mailparser.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { fileScope, ledgerCounts, seedAudience, waitForCampaign } from '../support/campaigns.ts';
+import { ledgerCounts, seedAudience, waitForCampaign } from '../support/campaigns.ts';
+import { fileScope } from '../support/scope.ts';
 import { client, restClient, startServer, type TestServer } from '../support/server.ts';
 import { startSink, type Sink } from '../support/smtpSink.ts';
 

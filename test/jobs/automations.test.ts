@@ -11,45 +11,18 @@ import { recordEvent } from '../../src/domain/events/log.ts';
 import { start } from '../../src/main.ts';
 import { automationTrackToken } from '../../src/mail/tracking.ts';
 import { createTransport } from '../../src/mail/transport.ts';
+import { automationServer, createAutomation, uniqueEmail } from '../support/automations.ts';
 import { openTestDb } from '../support/db.ts';
-import { client, restClient, startServer, TEST_ENV } from '../support/server.ts';
-import { startSink } from '../support/smtpSink.ts';
+import { client, restClient, TEST_ENV, type ApiClient } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 // addresses starting with soft- get one 451 first, hard- always 550 (the retry and failure tests)
-const sink = await startSink({ reply: (rcpt, attempt) => (rcpt.startsWith('soft-') && attempt === 1 ? [451, 'Try again later'] : rcpt.startsWith('hard-') ? [550, 'No such user'] : undefined) });
-const ENV = { SMTP_URL: sink.url, AUTOMATION_TIME_SCALE: 86_400, SEND_RETRY_BASE_MS: 300 };
-const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, ENV);
-// after the server's own stop (hooks run in order): its pooled SMTP connections are closed by then
-after(() => sink.close());
-// PORT=0 gives PUBLIC_URL port 0; links in emails must point at the port the server really got
-s.config.publicUrl = s.url;
+const { s, sink, env: ENV, mailTo } = await automationServer(
+  { SEND_RETRY_BASE_MS: 300 },
+  { reply: (rcpt, attempt) => (rcpt.startsWith('soft-') && attempt === 1 ? [451, 'Try again later'] : rcpt.startsWith('hard-') ? [550, 'No such user'] : undefined) },
+);
 
-let n = 0;
-const unique = (name: string) => `${name}-${++n}-${Date.now()}@example.com`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mailTo = (email: string) => sink.messages.filter((m) => m.to.includes(email.toLowerCase()));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false | null> | T | undefined | false | null, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-async function account() {
-  const { accountId, key } = await s.newAccount();
-  return { accountId, api: restClient(s.url, key) };
-}
-type Api = Awaited<ReturnType<typeof account>>['api'];
-
-async function createAutomation(api: Api, body: Record<string, unknown>) {
-  const r = await api.post('/automations', { name: 'Automation', ...body });
-  assert.equal(r.status, 201, JSON.stringify(r.body));
-  return r.body.data as { id: string };
-}
 
 const welcomeSteps = [
   { type: 'send_email', subject: 'Welcome, {{ subscriber.first_name | default: "friend" }}', content_html: '<p>Hello {{ subscriber.first_name }}!</p>', from_name: 'Grove', from_email: 'hello@grove.example' },
@@ -60,7 +33,6 @@ const welcomeSteps = [
 // for tests that must act while a run waits: a delay long enough that load cannot make it pass first
 const longDelaySteps = [welcomeSteps[0], { type: 'delay', amount: 30, unit: 'days' }, { type: 'send_email', subject: 'A month in', content_html: '<p>Still here?</p>' }];
 
-/** Lets the delay of an automation's waiting runs pass now (what 30 days would do). */
 /**
  * Moves the automation's waiting runs past their delay. It first waits for every active run to have
  * entered its delay ("waiting" in the history): the email can reach the sink before the run commits that
@@ -74,7 +46,7 @@ async function passDelay(automationId: string) {
   await s.db.updateTable('automation_runs').set({ next_run_at: new Date() }).where('automation_id', '=', automationId).where('status', '=', 'active').execute();
 }
 
-async function runsOf(api: Api, automationId: string, status?: string) {
+async function runsOf(api: ApiClient, automationId: string, status?: string) {
   const r = await api.get(`/automations/${automationId}/activity${status ? `?status=${status}` : ''}`);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body.data.runs as any[];
@@ -82,10 +54,10 @@ async function runsOf(api: Api, automationId: string, status?: string) {
 
 describe('Automation › welcome series (join group → email → 2-day delay → email)', () => {
   test('runs end to end into the SMTP sink, with activity, stats and automation.completed', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const group = (await api.post('/groups', { name: 'Newsletter' })).body.data;
     const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: welcomeSteps });
-    const email = unique('welcome');
+    const email = uniqueEmail('welcome');
     const started = Date.now();
     const sub = (await api.post('/subscribers', { email, first_name: 'Ada', group_ids: [group.id] })).body.data;
 
@@ -127,10 +99,10 @@ describe('Automation › welcome series (join group → email → 2-day delay �
   });
 
   test('an unsubscribed subscriber\'s run stops (canceled) before the next email — via the email\'s own unsubscribe link', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     const group = (await api.post('/groups', { name: 'News' })).body.data;
     const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: longDelaySteps });
-    const email = unique('leaver');
+    const email = uniqueEmail('leaver');
     await api.post('/subscribers', { email, group_ids: [group.id] });
     await until('the welcome email', () => mailTo(email).length === 1);
     const link = /href="(http[^"]+\/u\/[^"]+)"/.exec(mailTo(email)[0]!.parsed!.html as string)![1]!;
@@ -145,10 +117,10 @@ describe('Automation › welcome series (join group → email → 2-day delay �
   });
 
   test('a bounced subscriber\'s run stops (canceled) before the next email — via a real bounce report for the first one', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const group = (await api.post('/groups', { name: 'Bouncy' })).body.data;
     const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps: longDelaySteps });
-    const email = unique('bouncer');
+    const email = uniqueEmail('bouncer');
     await api.post('/subscribers', { email, group_ids: [group.id] });
     await until('the welcome email', () => mailTo(email).length === 1);
     const messageId = mailTo(email)[0]!.parsed!.messageId!.replace(/^<|>$/g, '');
@@ -163,13 +135,13 @@ describe('Automation › welcome series (join group → email → 2-day delay �
   });
 
   test('disabling cancels waiting runs; deleting stops them too (an enabled one on the same group goes on)', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     const group = (await api.post('/groups', { name: 'Both' })).body.data;
     const trigger = { type: 'joined_group', group_id: group.id };
     const disabled = await createAutomation(api, { name: 'to disable', trigger, steps: longDelaySteps });
     const deleted = await createAutomation(api, { name: 'to delete', trigger, steps: longDelaySteps });
     const control = await createAutomation(api, { name: 'left on', trigger, steps: longDelaySteps });
-    const email = unique('stopped');
+    const email = uniqueEmail('stopped');
     await api.post('/subscribers', { email, group_ids: [group.id] });
     await until('three welcome emails', () => mailTo(email).length === 3);
     await until('all three waiting', async () => {
@@ -196,7 +168,7 @@ describe('Automation › welcome series (join group → email → 2-day delay �
 
 describe('Automation › steps', () => {
   test('a condition branches both ways (segment rule tree on the subscriber); add/remove group and update_field apply', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     await api.post('/fields', { key: 'plan', name: 'Plan', type: 'text' });
     const pro = (await api.post('/groups', { name: 'Pro' })).body.data;
     const free = (await api.post('/groups', { name: 'Free' })).body.data;
@@ -213,8 +185,8 @@ describe('Automation › steps', () => {
         { type: 'update_field', field: 'last_name', value: 'Onboarded' },
       ],
     });
-    const a = (await api.post('/subscribers', { email: unique('pro'), custom_fields: { plan: 'pro' }, group_ids: [trial.id] })).body.data;
-    const b = (await api.post('/subscribers', { email: unique('free'), custom_fields: { plan: 'basic' } })).body.data;
+    const a = (await api.post('/subscribers', { email: uniqueEmail('pro'), custom_fields: { plan: 'pro' }, group_ids: [trial.id] })).body.data;
+    const b = (await api.post('/subscribers', { email: uniqueEmail('free'), custom_fields: { plan: 'basic' } })).body.data;
     await until('both runs completed', async () => (await runsOf(api, auto.id, 'completed')).length === 2);
     const groupsOf = async (id: string) => ((await api.get(`/subscribers/${id}`)).body.data.groups as any[]).map((g) => g.name).sort();
     assert.deepEqual(await groupsOf(a.id), ['Pro']);
@@ -226,7 +198,7 @@ describe('Automation › steps', () => {
   });
 
   test('a run found mid-send after a crash is marked interrupted and never re-sent (at-most-once)', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const auto = await createAutomation(api, {
       enabled: true,
       trigger: { type: 'form_submitted', form_id: (await api.post('/forms', { name: 'F' })).body.data.id },
@@ -235,7 +207,7 @@ describe('Automation › steps', () => {
         { type: 'send_email', subject: 'Second', content_html: '<p>2</p>' },
       ],
     });
-    const email = unique('crash');
+    const email = uniqueEmail('crash');
     const sub = (await api.post('/subscribers', { email })).body.data;
     // as a crashed worker leaves it: the first email marked 'sending', lease long gone
     const run = await s.db
@@ -260,13 +232,13 @@ describe('Automation › steps', () => {
 
 describe('Automation › send_email delivery', () => {
   test('an SMTP 4xx is retried with backoff and then delivered, with the same tracking token; a 5xx fails the run with the reply', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     const auto = await createAutomation(api, {
       trigger: { type: 'subscriber_created', source: 'api' },
       steps: [{ type: 'send_email', subject: 'Hi', content_html: '<p><a href="https://grove.example/x">x</a></p>' }, { type: 'add_to_group', group_id: (await api.post('/groups', { name: 'After' })).body.data.id }],
     });
-    const soft = unique('soft');
-    const hard = unique('hard');
+    const soft = uniqueEmail('soft');
+    const hard = uniqueEmail('hard');
     const softSub = (await api.post('/subscribers', { email: soft })).body.data;
     await api.post('/subscribers', { email: hard });
     await until('the retried email delivered', () => mailTo(soft).length === 1);
@@ -294,26 +266,26 @@ describe('Automation › send_email delivery', () => {
 
 describe('Automation › triggers', () => {
   test('form_submitted starts a run from a real form submission; subscriber_created honours its source filter', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     const form = (await api.post('/forms', { name: 'Signup' })).body.data;
     const viaForm = await createAutomation(api, { trigger: { type: 'form_submitted', form_id: form.id }, steps: [{ type: 'send_email', subject: 'Thanks for signing up', content_html: '<p>Hi</p>' }] });
     const viaMcpOnly = await createAutomation(api, { trigger: { type: 'subscriber_created', source: 'mcp' }, steps: [{ type: 'update_field', field: 'first_name', value: 'X' }] });
-    const email = unique('form');
+    const email = uniqueEmail('form');
     const res = await client(s.url).post(`/f/${form.id}`, { email }, { accept: 'application/json' });
     assert.ok(res.status < 300, JSON.stringify(res.body));
     await until('the form automation email', () => mailTo(email).length === 1);
     assert.equal(mailTo(email)[0]!.parsed!.subject, 'Thanks for signing up');
-    await api.post('/subscribers', { email: unique('api') });
+    await api.post('/subscribers', { email: uniqueEmail('api') });
     await sleep(1200);
     assert.equal((await runsOf(api, viaMcpOnly.id)).length, 0, 'source form/api does not match source mcp');
     assert.equal((await runsOf(api, viaForm.id)).length, 1);
   });
 
   test('campaign_opened / link_clicked: one run per subscriber and campaign, however often they open', async () => {
-    const { accountId, api } = await account();
+    const { accountId, api } = await s.restAccount();
     const opened = await createAutomation(api, { trigger: { type: 'campaign_opened' }, steps: [{ type: 'update_field', field: 'first_name', value: 'Opener' }] });
     const clicked = await createAutomation(api, { trigger: { type: 'link_clicked', url: 'https://grove.example/pricing' }, steps: [{ type: 'update_field', field: 'last_name', value: 'Clicker' }] });
-    const sub = (await api.post('/subscribers', { email: unique('opens') })).body.data;
+    const sub = (await api.post('/subscribers', { email: uniqueEmail('opens') })).body.data;
     const campaignId = crypto.randomUUID();
     // email.opened / email.clicked are written by the tracking endpoints; recorded here as they write them
     const data = { campaign_id: campaignId, subscriber: { id: sub.id, email: sub.email }, message_id: 'm1' };
@@ -330,16 +302,16 @@ describe('Automation › triggers', () => {
   });
 
   test('date_anniversary: the daily scan starts a run for subscribers whose date field has today\'s month and day', async () => {
-    const { api } = await account();
+    const { api } = await s.restAccount();
     await api.post('/fields', { key: 'birthday', name: 'Birthday', type: 'date' });
     const today = new Date();
     const mmdd = today.toISOString().slice(5, 10);
     const other = new Date(today.getTime() + 40 * 86_400_000).toISOString().slice(5, 10);
-    const hit = unique('birthday');
-    const miss = unique('other-day');
+    const hit = uniqueEmail('birthday');
+    const miss = uniqueEmail('other-day');
     await api.post('/subscribers', { email: hit, custom_fields: { birthday: `1990-${mmdd}` } });
     await api.post('/subscribers', { email: miss, custom_fields: { birthday: `1990-${other}` } });
-    await api.post('/subscribers', { email: unique('no-birthday') });
+    await api.post('/subscribers', { email: uniqueEmail('no-birthday') });
     const auto = await createAutomation(api, { trigger: { type: 'date_anniversary', field: 'birthday' }, steps: [{ type: 'send_email', subject: 'Happy birthday!', content_html: '<p>🎂</p>' }] });
     await until('the birthday email', () => mailTo(hit).length === 1);
     await sleep(1200);
@@ -366,7 +338,7 @@ describe('Automation › durability', () => {
     // 5 days (5 s): margin for a slow stop under load, so the stop surely lands inside the delay
     const steps = [welcomeSteps[0], { type: 'delay', amount: 5, unit: 'days' }, welcomeSteps[2]];
     const auto = await createAutomation(api, { trigger: { type: 'joined_group', group_id: group.id }, steps });
-    const email = unique('restart');
+    const email = uniqueEmail('restart');
     await api.post('/subscribers', { email, group_ids: [group.id] });
     await until('the welcome email', () => mailTo(email).length === 1);
     await until('waiting on the delay', async () => (await db.selectFrom('automation_runs').select('current_step').where('automation_id', '=', auto.id).executeTakeFirst())?.current_step === '2');

@@ -14,6 +14,7 @@ import * as suppressions from '../../src/domain/subscribers/suppressions.ts';
 import { mxVerifier } from '../../src/domain/imports/verify/mx.ts';
 import { noneVerifier } from '../../src/domain/imports/verify/index.ts';
 import type { Verifier } from '../../src/domain/imports/verify/verifier.ts';
+import { fileScope } from '../support/scope.ts';
 import { restClient, startServer } from '../support/server.ts';
 
 // a verification service of our own: addresses at bad.example are undeliverable
@@ -32,8 +33,7 @@ await new Promise<void>((r) => verifierService.listen(0, '127.0.0.1', r));
 after(() => verifierService.close());
 const verifierUrl = `http://127.0.0.1:${(verifierService.address() as { port: number }).port}/verify`;
 
-// (the global after's hook type is wider than TestContext's; the server only calls it with no arguments)
-const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, { WORKER_POLL_MS: 200, VERIFIER: 'http', VERIFIER_URL: verifierUrl, REST_RATE_LIMIT: 100_000 });
+const s = await startServer(fileScope, { WORKER_POLL_MS: 200, VERIFIER: 'http', VERIFIER_URL: verifierUrl, REST_RATE_LIMIT: 100_000 });
 const noQueue = { send: async () => undefined };
 
 async function finished(accountId: string, jobId: string) {

@@ -2,20 +2,11 @@
 // bucket row in the database. Two gates (two instances) drawing together get the configured rate between
 // them, not each.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Db } from '../../src/db/client.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { test } from 'node:test';
 import { RateGate } from '../../src/domain/campaigns/sendRate.ts';
-import { openTestDb, type TestDb } from '../support/db.ts';
+import { migratedDb } from '../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 test('SEND_RATE_PER_SECOND 50: two instances taking 100 messages together need about 2 s (not 1 s)', async () => {
   const [a, b] = [new RateGate(db, 50), new RateGate(db, 50)];

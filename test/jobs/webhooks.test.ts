@@ -2,41 +2,20 @@
 // using the standardwebhooks package verifies; retries per WEBHOOK_RETRY_SCHEDULE (shortened here), a
 // delivery log, a test event, disabling after failing too long, and one delivered event per event type.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { EVENT_TYPES, recordEvent, type EventType } from '../../src/domain/events/log.ts';
 import * as webhooks from '../../src/domain/webhooks/webhooks.ts';
-import { client, restClient, startServer } from '../support/server.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { fileScope } from '../support/scope.ts';
+import { client, restClient, startServer, type ApiClient } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
-// ---- a local receiver: records every request; each path answers with the statuses queued for it ----
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-const received: Received[] = [];
-const scripted = new Map<string, number[]>();
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const path = req.url!;
-    received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-    if (path.startsWith('/hang')) return; // never answers: the sender's timeout decides
-    const status = scripted.get(path)?.shift() ?? (path.startsWith('/fail') ? 500 : 200);
-    res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} for ${path}`);
-  });
-});
-await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-after(() => receiver.closeAllConnections());
-after(() => receiver.close());
-const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+// a local receiver: records every request; each path answers with the statuses queued for it
+const { base, received, scripted } = await startReceiver();
 
-// (the global after's hook type is wider than TestContext's; the server only calls it with no arguments)
 const s = await startServer(
-  { after: (fn) => after(fn as Parameters<typeof after>[0]) },
+  fileScope,
   {
     ALLOW_PRIVATE_WEBHOOK_URLS: true,
     WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
@@ -48,20 +27,10 @@ const s = await startServer(
 let pathNo = 0;
 const freshPath = (prefix = '/hook') => `${prefix}-${++pathNo}`;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const hitsOf = (path: string) => received.filter((r) => r.path === path);
 
 async function setup(events: string[], path = freshPath()) {
-  const { accountId, key } = await s.newAccount();
-  const api = restClient(s.url, key);
+  const { accountId, key, api } = await s.restAccount();
   const created = await api.post('/webhooks', { name: 'receiver', url: base + path, events });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   return { accountId, key, api, path, hook: created.body.data as { id: string; secret: string } };
@@ -255,7 +224,7 @@ describe('Webhook REST routes (our addition)', () => {
 // Each produced where it happens, through the real faces: REST subscribers/groups/forms/import/campaigns,
 // the public form, tracking and bounce endpoints, and an automation run. Only webhook.disabled (our own
 // addition) is recorded directly here; its real path is the disabling test above.
-type Ctx = { accountId: string; key: string; api: ReturnType<typeof restClient> };
+type Ctx = { accountId: string; key: string; api: ApiClient };
 const web = (path: string, init?: RequestInit) => fetch(s.url + path, { redirect: 'manual', ...init });
 const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 

@@ -3,27 +3,15 @@
 // outbox capture without SMTP_URL (one INSERT for a whole batch with sendMany).
 import assert from 'node:assert/strict';
 import { createHash, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import type { Db } from '../../src/db/client.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import { createTransport } from '../../src/mail/transport.ts';
-import { openTestDb, type TestDb } from '../support/db.ts';
-import { startSink, type Sink } from '../support/smtpSink.ts';
+import { migratedDb } from '../support/db.ts';
+import { startSink } from '../support/smtpSink.ts';
 
-let sink: Sink;
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  sink = await startSink({ reply: (rcpt) => (rcpt.startsWith('later') ? [451, '4.3.0 Try later'] : rcpt.startsWith('never') ? [550, '5.1.1 No such user'] : undefined) });
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(async () => {
-  await sink.close();
-  await tdb.destroy();
-});
+const sink = await startSink({ reply: (rcpt) => (rcpt.startsWith('later') ? [451, '4.3.0 Try later'] : rcpt.startsWith('never') ? [550, '5.1.1 No such user'] : undefined) });
+after(() => sink.close());
+const { db } = await migratedDb();
 
 const msg = (to: string) => ({ accountId: null, from: 'News <news@acme.test>', to, subject: 'Hello', html: '<p>Hi</p>', text: 'Hi', headers: { Precedence: 'bulk' } });
 

@@ -1,14 +1,8 @@
 // Test setup for campaigns: audiences created set-based in SQL (10,000 subscribers in one statement),
 // and polling helpers that wait on the REST API for a campaign to reach a state.
-import { after } from 'node:test';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/client.ts';
-import type { client, startServer } from './server.ts';
-
-/** startServer's context for a server shared by a whole test file (node:test's file-level after hook). */
-export const fileScope = { after } as unknown as Parameters<typeof startServer>[0];
-
-type Api = ReturnType<typeof client>;
+import type { ApiClient } from './server.ts';
 
 /** A group with `n` active subscribers r<i>@<domain>, first_name "Name<i>", custom_fields {company: "Co<i>"}. */
 export async function seedAudience(db: Db, accountId: string, n: number, opts: { group?: string; domain?: string; start?: number } = {}): Promise<{ groupId: string }> {
@@ -30,7 +24,7 @@ export async function seedAudience(db: Db, accountId: string, n: number, opts: {
   return { groupId: group.id };
 }
 
-export async function waitForCampaign(api: Api, id: string, pred: (c: any) => boolean, timeoutMs = 30_000): Promise<any> {
+export async function waitForCampaign(api: ApiClient, id: string, pred: (c: any) => boolean, timeoutMs = 30_000): Promise<any> {
   const until = Date.now() + timeoutMs;
   let last: any;
   for (;;) {
@@ -51,7 +45,7 @@ export async function ledgerCounts(db: Db, campaignId: string): Promise<Record<s
  * Creates subscribers with these addresses in a new group, sends them an instant campaign and waits until
  * it is sent. Returns the campaign id and each address's Message-ID from the ledger.
  */
-export async function sendCampaignTo(db: Db, api: Api, accountId: string, emails: string[], extra: Record<string, unknown> = {}) {
+export async function sendCampaignTo(db: Db, api: ApiClient, accountId: string, emails: string[], extra: Record<string, unknown> = {}) {
   const group = await db.insertInto('groups').values({ account_id: accountId, name: `To ${Math.random().toString(36).slice(2)}` }).returning('id').executeTakeFirstOrThrow();
   const subs = await db
     .insertInto('subscribers')

@@ -1,7 +1,10 @@
-// A fresh database for one test server: in-memory PGlite, or a new schema on TEST_DATABASE_URL.
+// A fresh database for a test: in-memory PGlite, or a new schema on TEST_DATABASE_URL; migratedDb also
+// brings it to the current schema and removes it when the scope ends.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDb, type DbHandle } from '../../src/db/client.ts';
+import { openDb, type Db, type DbHandle } from '../../src/db/client.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { fileScope, type Scope } from './scope.ts';
 
 const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
@@ -41,4 +44,16 @@ export async function openTestDb(): Promise<TestDb> {
       await c.end();
     },
   };
+}
+
+export interface MigratedDb extends TestDb {
+  db: Db;
+}
+
+/** A fresh database with every migration applied, destroyed when the scope ends (by default the file). */
+export async function migratedDb(scope: Scope = fileScope): Promise<MigratedDb> {
+  const testDb = await openTestDb();
+  scope.after(() => testDb.destroy());
+  await migrate(testDb.handle.db);
+  return { ...testDb, db: testDb.handle.db };
 }

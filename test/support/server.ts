@@ -6,6 +6,7 @@ import * as accounts from '../../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../../src/domain/accounts/apiKeys.ts';
 import { start, type Running } from '../../src/main.ts';
 import { openTestDb } from './db.ts';
+import type { Scope } from './scope.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
@@ -26,14 +27,13 @@ export interface TestServer {
   running: Running;
   /** a new account (own tenant) with one key of these scopes */
   newAccount(opts?: { scopes?: string[]; limit?: number }): Promise<{ accountId: string; key: string; userId: string | null }>;
+  /** newAccount, and a REST client with its key */
+  restAccount(opts?: { scopes?: string[]; limit?: number }): Promise<{ accountId: string; key: string; userId: string | null; api: ApiClient }>;
   /** another key for an existing account */
   newKey(accountId: string, scopes?: string[], extra?: { expires_at?: Date }): Promise<{ id: string; key: string }>;
 }
 
-// structural, so both a TestContext and node:test's global { after } fit (their hook types differ in @types/node)
-type Ctx = { after(fn: () => unknown): void };
-
-export async function startServer(t: Ctx, env: Partial<Record<keyof Env, unknown>> = {}): Promise<TestServer> {
+export async function startServer(t: Scope, env: Partial<Record<keyof Env, unknown>> = {}): Promise<TestServer> {
   const testDb = await openTestDb();
   const config = loadConfig({ ...TEST_ENV, ...env }, {});
   const running = await start(config, { handle: testDb.handle, queueSchema: testDb.queueSchema });
@@ -43,15 +43,20 @@ export async function startServer(t: Ctx, env: Partial<Record<keyof Env, unknown
   });
   const db = testDb.handle.db;
   let n = 0;
+  const newAccount: TestServer['newAccount'] = async (opts = {}) => {
+    const account = await accounts.create(db, { name: `Account ${++n}`, subscriber_limit: opts.limit, owner_email: `owner${n}-${Date.now()}@example.com` }, config.DEFAULT_SUBSCRIBER_LIMIT);
+    const key = await apiKeys.create(db, account.id, { name: 'test key', scopes: opts.scopes ?? ['*'] });
+    return { accountId: account.id, key: key.key, userId: account.owner?.id ?? null };
+  };
   return {
     url: running.url,
     db,
     config,
     running,
-    async newAccount(opts = {}) {
-      const account = await accounts.create(db, { name: `Account ${++n}`, subscriber_limit: opts.limit, owner_email: `owner${n}-${Date.now()}@example.com` }, config.DEFAULT_SUBSCRIBER_LIMIT);
-      const key = await apiKeys.create(db, account.id, { name: 'test key', scopes: opts.scopes ?? ['*'] });
-      return { accountId: account.id, key: key.key, userId: account.owner?.id ?? null };
+    newAccount,
+    async restAccount(opts) {
+      const a = await newAccount(opts);
+      return { ...a, api: restClient(running.url, a.key) };
     },
     async newKey(accountId, scopes = ['*'], extra = {}) {
       const key = await apiKeys.create(db, accountId, { name: 'another key', scopes, expires_at: extra.expires_at });
@@ -90,6 +95,8 @@ export function client(base: string, key?: string) {
     call,
   };
 }
+
+export type ApiClient = ReturnType<typeof client>;
 
 export function restClient(url: string, key?: string) {
   return client(`${url}/api/v1/external`, key);

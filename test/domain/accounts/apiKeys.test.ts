@@ -2,23 +2,14 @@
 // outcome, revocation scoped by account and effective on the next call, last_used_at off the hot path.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
 import { NotFound, Validation } from '../../../src/domain/errors.ts';
 import { permits } from '../../../src/domain/accounts/scopes.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const newAccount = async (owner = true) => accounts.create(db, { name: 'Keys', ...(owner && { owner_email: `o-${Math.random()}@example.com` }) }, 1000);
 

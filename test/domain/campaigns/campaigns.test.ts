@@ -3,10 +3,8 @@
 // each once, minus suppressions), and the ledger steps the workers use (claim, record, interrupt, finish).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { loadConfig, type Config } from '../../../src/config.ts';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as campaigns from '../../../src/domain/campaigns/campaigns.ts';
 import { NotFound, StateConflict, Validation } from '../../../src/domain/errors.ts';
@@ -16,17 +14,10 @@ import * as sendSteps from '../../../src/domain/campaigns/sending.ts';
 import * as segments from '../../../src/domain/segments/segments.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
 const config: Config = { ...loadConfig({ MAILGROVE_SECRET: 'domain-secret', LOG_LEVEL: 'silent' }, {}), secret: 'domain-secret' };
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const future = () => new Date(Date.now() + 3_600_000).toISOString();

@@ -2,28 +2,19 @@
 // The feed under webhook fan-out and automation triggers: in seq order, each event once, gaps from
 // rolled-back transactions stepped over, and (PostgreSQL) an event still in flight never skipped.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { EventFeed, type FeedEvent } from '../../../src/domain/events/feed.ts';
 import { recordEvent } from '../../../src/domain/events/log.ts';
-import { backend, openTestDb, type TestDb } from '../../support/db.ts';
+import { backend, migratedDb } from '../../support/db.ts';
 
-let testDb: TestDb;
-let db: Db;
-let accountId: string;
+const testDb = await migratedDb();
+const db = testDb.db;
+const accountId = (await accounts.create(db, { name: 'Feed' }, 100)).id;
 let n = 0;
-
-before(async () => {
-  testDb = await openTestDb();
-  db = testDb.handle.db;
-  await migrate(db);
-  accountId = (await accounts.create(db, { name: 'Feed' }, 100)).id;
-});
-after(() => testDb.destroy());
 
 /** a fresh feed that starts at the log's current end */
 async function newFeed() {

@@ -3,33 +3,23 @@
 // wants without calling its handler, still hands every wanted event to it exactly once, and keeps the
 // gap rules — an event in flight is neither skipped nor lost, wanted or not.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { automationWanted, EventFeed, webhookWanted, type FeedBatch } from '../../../src/domain/events/feed.ts';
 import { recordEvent, type EventType } from '../../../src/domain/events/log.ts';
 import { fanOut } from '../../../src/domain/webhooks/delivery.ts';
 import * as webhooks from '../../../src/domain/webhooks/webhooks.ts';
-import { backend, openTestDb, type TestDb } from '../../support/db.ts';
+import { backend, migratedDb } from '../../support/db.ts';
 
-let testDb: TestDb;
-let db: Db;
-let quiet: string; // an account nobody consumes
-let hooked: string; // an account with a webhook for subscriber.updated only
+const testDb = await migratedDb();
+const db = testDb.db;
+const quiet = (await accounts.create(db, { name: 'Quiet' }, 100)).id; // an account nobody consumes
+const hooked = (await accounts.create(db, { name: 'Hooked' }, 100)).id; // an account with a webhook for subscriber.updated only
+await webhooks.create(db, hooked, { url: 'http://127.0.0.1:9/h', events: ['subscriber.updated'] }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
 let n = 0;
-
-before(async () => {
-  testDb = await openTestDb();
-  db = testDb.handle.db;
-  await migrate(db);
-  quiet = (await accounts.create(db, { name: 'Quiet' }, 100)).id;
-  hooked = (await accounts.create(db, { name: 'Hooked' }, 100)).id;
-  await webhooks.create(db, hooked, { url: 'http://127.0.0.1:9/h', events: ['subscriber.updated'] }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
-});
-after(() => testDb.destroy());
 
 /** a fresh reader with the webhook filter, starting at the log's end */
 async function newFeed(batchSize = 50, skipStride = 200) {

@@ -2,13 +2,12 @@
 // in-memory evaluator selects, on random subscribers (including custom values of the wrong JSON type)
 // and random filters over every field and operator. Seeded, so a failure names its seed and filter.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { migrate } from '../../../src/db/migrate.ts';
+import { describe, test } from 'node:test';
 import type { Db } from '../../../src/db/client.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { checkRules, OPERATORS_BY_KIND, type Kind } from '../../../src/domain/segments/rules.ts';
 import { whereMatches, type Filter, type Rule } from '../../../src/domain/segments/filter.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
 // ---- a seeded PRNG and pools of values that collide with the data (so rules actually match) ----
 function rng(seed: number) {
@@ -223,16 +222,9 @@ async function seed(db: Db, accountId: string, r: R, count: number) {
   return { subs: all, ctx: { groups: groupIds, campaigns } };
 }
 
-describe('Segment filter compiler', () => {
-  let tdb: TestDb;
-  let db: Db;
-  before(async () => {
-    tdb = await openTestDb();
-    db = tdb.handle.db;
-    await migrate(db);
-  });
-  after(() => tdb.destroy());
+const { db } = await migratedDb();
 
+describe('Segment filter compiler', () => {
   test('Segment › compiled SQL selects exactly what the in-memory evaluator selects (random data, random filters)', async () => {
     const seedValue = Number(process.env.SEGMENT_SEED ?? Date.now() % 1_000_000);
     const r = rng(seedValue);

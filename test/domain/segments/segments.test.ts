@@ -1,25 +1,16 @@
 // "Segment" in the domain: validation names the rule at fault, limits hold, values are bound
 // (never SQL), counts and members follow the data, and an id or group of another account resolves to nothing.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { migrate } from '../../../src/db/migrate.ts';
-import type { Db } from '../../../src/db/client.ts';
+import { describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Conflict, NotFound, Validation } from '../../../src/domain/errors.ts';
 import * as fields from '../../../src/domain/subscribers/fields.ts';
 import * as segments from '../../../src/domain/segments/segments.ts';
 import { compileFor, type Filter } from '../../../src/domain/segments/filter.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const newAccount = async () => (await accounts.create(db, { name: 'Seg' }, 1000)).id;

@@ -1,23 +1,14 @@
 // Custom-field definitions and the coercion of values to their type (values coerced to the
 // type or rejected per field). coerceValue is the rule every face and the import share.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Conflict, NotFound, Validation } from '../../../src/domain/errors.ts';
 import * as fields from '../../../src/domain/subscribers/fields.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const newAccount = async () => (await accounts.create(db, { name: 'Fields' }, 1000)).id;
 

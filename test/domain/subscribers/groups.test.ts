@@ -2,24 +2,15 @@
 // follow memberships and statuses, membership events in the same transaction, and tenant scoping.
 // Also the suppression hash forget_subscriber leaves behind (domain/suppressions.ts).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { migrate } from '../../../src/db/migrate.ts';
-import type { Db } from '../../../src/db/client.ts';
+import { describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Conflict, NotFound, Validation } from '../../../src/domain/errors.ts';
 import * as groups from '../../../src/domain/subscribers/groups.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const newAccount = async () => (await accounts.create(db, { name: 'Groups' }, 1000)).id;

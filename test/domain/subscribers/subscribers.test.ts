@@ -1,25 +1,16 @@
 // The subscribers domain beneath both faces: input validation shared with MCP (parseInput, storable text),
 // upsertByEmail, event payloads, tenant scoping, stats arithmetic.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from '../../../src/domain/errors.ts';
 import * as fields from '../../../src/domain/subscribers/fields.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import { pagination } from '../../../src/http/rest/envelope.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 import { createGroup, eventsOf, eventTypes, groupIdsOf } from '../../support/rows.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const newAccount = async (limit = 1000) => (await accounts.create(db, { name: 'Subs' }, limit)).id;

@@ -1,25 +1,16 @@
 // forget_subscriber: "erases the address everywhere it appears (… webhook payload log …)".
 // Delivery payloads are frozen copies of events; forgetting a subscriber scrubs them and the response log.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { EventFeed } from '../../../src/domain/events/feed.ts';
 import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import { fanOut } from '../../../src/domain/webhooks/delivery.ts';
 import * as webhooks from '../../../src/domain/webhooks/webhooks.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let testDb: TestDb;
-let db: Db;
-before(async () => {
-  testDb = await openTestDb();
-  db = testDb.handle.db;
-  await migrate(db);
-});
-after(() => testDb.destroy());
+const { db } = await migratedDb();
 
 test('forget_subscriber scrubs the address from queued webhook payloads and logged responses, and only that one', async () => {
   const accountId = (await accounts.create(db, { name: 'Erase' }, 100)).id;

@@ -3,12 +3,13 @@
 // tenant scoping (another account's id → 404), settings, subscribers + notes, outbox, imports.
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as users from '../../../src/domain/accounts/users.ts';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 import { dashboardClient, signedIn } from './session.ts';
 
-const s = await startServer({ after: (fn: any) => after(fn) }); // node:test's after() types its hook for suites too
+const s = await startServer(fileScope);
 
 // every route that needs a session (method, path); ids are random, the guard answers before the route
 const ID = randomUUID();

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import Provider from 'oidc-provider';
 import * as users from '../../../src/domain/accounts/users.ts';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 const CLIENT = { client_id: 'mailgrove-dashboard', client_secret: 'a-client-secret-for-tests' };
@@ -39,7 +40,7 @@ const provider = new Provider(issuer, {
 idp.on('request', provider.callback());
 after(() => new Promise((r) => idp.close(r)));
 
-const s = await startServer({ after: (fn: any) => after(fn) }, { PORT: dashboardPort, PUBLIC_URL: dashboardUrl, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: CLIENT.client_id, OIDC_CLIENT_SECRET: CLIENT.client_secret });
+const s = await startServer(fileScope, { PORT: dashboardPort, PUBLIC_URL: dashboardUrl, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: CLIENT.client_id, OIDC_CLIENT_SECRET: CLIENT.client_secret });
 
 /** A cookie jar per host and manual redirects, like a browser. */
 function browser() {

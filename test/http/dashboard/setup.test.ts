@@ -1,11 +1,12 @@
 // "First visit with no users offers 'create the owner account'", and email + password sign-in.
 // Its own server: "no users yet" is instance-wide, so nothing else may create users here first.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { fileScope } from '../../support/scope.ts';
 import { startServer } from '../../support/server.ts';
 import { dashboardClient } from './session.ts';
 
-const s = await startServer({ after: (fn: any) => after(fn) }); // node:test's after() types its hook for suites too
+const s = await startServer(fileScope);
 
 describe('dashboard: create the owner account, then sign in', () => {
   const owner = { account_name: 'Acme', name: 'Ada Owner', email: 'ada@acme.test', password: 'a long enough password' };

@@ -1,11 +1,12 @@
 // The automation tools (spec scopes automations:read / automations:write; "Automation", "Tool
 // conventions"): happy path, not found, validation, Forbidden, and another account's id → not found.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { fileScope } from '../../support/scope.ts';
 import { startServer } from '../../support/server.ts';
 import { mcpClient } from './client.ts';
 
-const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) });
+const s = await startServer(fileScope);
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 async function account(scopes = ['*']) {

@@ -3,7 +3,8 @@
 // errors use the spec's exact texts. Sending goes to the outbox (no SMTP_URL).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fileScope, seedAudience, waitForCampaign } from '../../support/campaigns.ts';
+import { seedAudience, waitForCampaign } from '../../support/campaigns.ts';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 import { mcpClient } from './client.ts';
 

@@ -1,11 +1,12 @@
 // The webhook tools (spec scopes webhooks:read / webhooks:write; "Webhook", "Tool conventions"):
 // happy path, not found, validation, Forbidden, and another account's id → not found, for each tool.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { fileScope } from '../../support/scope.ts';
 import { startServer } from '../../support/server.ts';
 import { mcpClient } from './client.ts';
 
-const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
+const s = await startServer(fileScope, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
 const URL_ = 'http://127.0.0.1:9/hook'; // never delivered to in these tests: no events are subscribed here
 
 async function account(scopes = ['*']) {

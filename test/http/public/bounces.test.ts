@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { eventsOfType, fileScope, sendCampaignTo } from '../../support/campaigns.ts';
+import { eventsOfType, sendCampaignTo } from '../../support/campaigns.ts';
+import { fileScope } from '../../support/scope.ts';
 import { client, restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { clickUrl, openUrl } from '../../../src/mail/tracking.ts';
-import { eventsOfType, fileScope, sendCampaignTo } from '../../support/campaigns.ts';
+import { eventsOfType, sendCampaignTo } from '../../support/campaigns.ts';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });

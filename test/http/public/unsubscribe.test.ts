@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { unsubscribeToken } from '../../../src/mail/unsubscribe.ts';
-import { eventsOfType, fileScope } from '../../support/campaigns.ts';
+import { eventsOfType } from '../../support/campaigns.ts';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope);

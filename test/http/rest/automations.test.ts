@@ -1,10 +1,11 @@
 // /api/v1/external/automations (our addition): CRUD, enable/disable, activity; scopes automations:read /
 // automations:write; the same rules as the MCP tools because both call src/domain/automations.ts.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
-const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) });
+const s = await startServer(fileScope);
 
 async function account(scopes = ['*']) {
   const { accountId, key } = await s.newAccount({ scopes });

@@ -3,7 +3,8 @@
 // Mail goes to the outbox (no SMTP_URL): a fresh `npm start` sends end to end.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fileScope, seedAudience, waitForCampaign } from '../../support/campaigns.ts';
+import { seedAudience, waitForCampaign } from '../../support/campaigns.ts';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });

@@ -5,12 +5,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 // one server for the file; each test isolates itself in a new account
-// (the global after's hook type is wider than TestContext's; the server only calls it with no arguments)
-const s = await startServer({ after: (fn) => after(fn as Parameters<typeof after>[0]) }, { WORKER_POLL_MS: 200, IMPORT_MAX_BYTES: 2 * 1024 * 1024, REST_RATE_LIMIT: 100_000 });
+const s = await startServer(fileScope, { WORKER_POLL_MS: 200, IMPORT_MAX_BYTES: 2 * 1024 * 1024, REST_RATE_LIMIT: 100_000 });
 
 async function upload(key: string, content: string | Uint8Array, opts: { groupIds?: string; filename?: string; type?: string } = {}) {
   const form = new FormData();

@@ -9,6 +9,7 @@ import * as repo from '../../../src/domain/subscribers/queries.ts';
 import * as notes from '../../../src/domain/subscribers/notes.ts';
 import { backend } from '../../support/db.ts';
 import { restClient, startServer } from '../../support/server.ts';
+import { until } from '../../support/until.ts';
 
 const s = await startServer({ after });
 
@@ -78,7 +79,7 @@ describe('GET /subscribers/{id} after changes (read cache)', () => {
     } finally {
       await other.end();
     }
-    assert.equal(await waitFor(async () => (await get()).first_name === 'Elsewhere'), true);
+    assert.equal(await until(async () => (await get()).first_name === 'Elsewhere', 3000), true);
   });
 
   test('PostgreSQL: the full-subscriber read is a named statement on its connection', { skip: backend !== 'postgres' }, async () => {
@@ -92,8 +93,3 @@ describe('GET /subscribers/{id} after changes (read cache)', () => {
     assert.equal(full.length, 2, names.join('\n')); // by id and by email
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await check()) return true;
-  return false;
-}
