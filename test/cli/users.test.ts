@@ -1,29 +1,15 @@
 // an owner created by an operator (admin API / CLI) has no password; `mailgrove users
 // set-password` gives it one (read from standard input, never from argv) so it can sign in to the dashboard.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openDb } from '../../src/db/client.ts';
 import * as users from '../../src/domain/accounts/users.ts';
+import { cliWithInput } from '../support/cli.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-function cli(dataDir: string, stdin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const { DATABASE_URL: _d, MAILGROVE_URL: _u, ...env } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...env, MAILGROVE_DATA_DIR: dataDir } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const cli = (dataDir: string, stdin: string, ...args: string[]) => cliWithInput({ MAILGROVE_DATA_DIR: dataDir }, stdin, ...args);
 
 test('CLI › users set-password lets an operator-created owner sign in; short passwords and unknown users are refused', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailgrove-users-'));

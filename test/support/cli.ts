@@ -12,6 +12,11 @@ export type Env = Record<string, string>;
 
 /** Runs `mailgrove <args>` to the end. */
 export function cli(env: Env, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWithInput(env, '', ...args);
+}
+
+/** Runs `mailgrove <args>` to the end with `stdin` as its standard input (a password, for instance). */
+export function cliWithInput(env: Env, stdin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv(env) });
     let stdout = '';
@@ -20,6 +25,7 @@ export function cli(env: Env, ...args: string[]): Promise<{ code: number; stdout
     child.stderr.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.stdin.end(stdin);
   });
 }
 

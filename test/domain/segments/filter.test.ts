@@ -8,23 +8,9 @@ import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { checkRules, OPERATORS_BY_KIND, type Kind } from '../../../src/domain/segments/rules.ts';
 import { whereMatches, type Filter, type Rule } from '../../../src/domain/segments/filter.ts';
 import { migratedDb } from '../../support/db.ts';
+import { rng, type Rng } from '../../support/fuzz.ts';
 
-// ---- a seeded PRNG and pools of values that collide with the data (so rules actually match) ----
-function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)]!;
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type R = ReturnType<typeof rng>;
-
+// ---- pools of values that collide with the data (so rules actually match) ----
 const DAY = 86_400_000;
 const NOW = Date.now();
 const today = (offsetDays: number) => new Date(NOW - offsetDays * DAY).toISOString().slice(0, 10);
@@ -62,7 +48,7 @@ const TYPES = new Map([
   ['vip', 'boolean'],
 ] as const);
 
-function randomCustom(r: R): Record<string, unknown> {
+function randomCustom(r: Rng): Record<string, unknown> {
   const cf: Record<string, unknown> = {};
   // each key: missing, a value of its own type, or bad data of another JSON type
   if (r.chance(0.7)) cf.city = r.chance(0.85) ? r.pick(TEXTS) : r.pick([42, true, { a: 1 }]);
@@ -73,7 +59,7 @@ function randomCustom(r: R): Record<string, unknown> {
 }
 
 // ---- random filters over every field kind and operator ----
-function randomValue(r: R, kind: Kind, op: string, ctx: { groups: string[]; campaigns: string[] }): unknown {
+function randomValue(r: Rng, kind: Kind, op: string, ctx: { groups: string[]; campaigns: string[] }): unknown {
   const many = (one: () => unknown) => Array.from({ length: 1 + r.int(3) }, one);
   const one = (): unknown => {
     switch (kind) {
@@ -106,7 +92,7 @@ const FIELD_KINDS: [string, Kind][] = [
   ['group', 'group'], ['campaign_opened', 'campaign'], ['campaign_clicked', 'campaign'],
 ];
 
-function randomFilter(r: R, ctx: { groups: string[]; campaigns: string[] }, depth = 1): Filter {
+function randomFilter(r: Rng, ctx: { groups: string[]; campaigns: string[] }, depth = 1): Filter {
   const n = 1 + r.int(3);
   const rules = Array.from({ length: n }, (): Rule | Filter => {
     if (depth < 3 && r.chance(0.25)) return randomFilter(r, ctx, depth + 1);
@@ -190,7 +176,7 @@ function cmp<T extends number | string>(a: T, op: string, b: T): boolean {
 }
 
 // ---- the data set ----
-async function seed(db: Db, accountId: string, r: R, count: number) {
+async function seed(db: Db, accountId: string, r: Rng, count: number) {
   const groups = await db.insertInto('groups').values(['G1', 'G2', 'G3'].map((name) => ({ account_id: accountId, name }))).returning('id').execute();
   const groupIds = groups.map((g) => g.id);
   const campaigns = [crypto.randomUUID(), crypto.randomUUID()];

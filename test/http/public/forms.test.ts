@@ -5,16 +5,13 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
 import { signToken } from '../../../src/domain/forms/signups.ts';
-import { client, restClient, startServer } from '../../support/server.ts';
+import { client, startServer } from '../../support/server.ts';
 
 // TRUST_PROXY: the rate-limit test plays several client IPs through X-Forwarded-For, as a proxy would
 const s = await startServer({ after }, { TRUST_PROXY: true });
 s.config.publicUrl = s.url; // PORT 0: the real port is known only now, and confirmation links must reach it
 
-async function account(opts: { limit?: number } = {}) {
-  const a = await s.newAccount({ limit: opts.limit });
-  return { ...a, api: restClient(s.url, a.key) };
-}
+const account = (opts: { limit?: number } = {}) => s.restAccount({ limit: opts.limit });
 type Account = Awaited<ReturnType<typeof account>>;
 
 async function form(a: Account, body: Record<string, unknown>) {

@@ -3,14 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fileScope } from '../../support/scope.ts';
-import { restClient, startServer } from '../../support/server.ts';
+import { startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope);
 
-async function account(scopes = ['*']) {
-  const { accountId, key } = await s.newAccount({ scopes });
-  return { accountId, api: restClient(s.url, key) };
-}
+const account = (scopes = ['*']) => s.restAccount({ scopes });
 const body = { name: 'Tag', trigger: { type: 'subscriber_created' }, steps: [{ type: 'update_field', field: 'first_name', value: 'New' }] };
 
 describe('REST automations', () => {

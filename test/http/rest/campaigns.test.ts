@@ -5,15 +5,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { seedAudience, waitForCampaign } from '../../support/campaigns.ts';
 import { fileScope } from '../../support/scope.ts';
-import { restClient, startServer } from '../../support/server.ts';
+import { startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, api: restClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => s.restAccount({ scopes });
 
 describe('REST campaigns', () => {
   test('POST 201 → GET 200 → PUT 200 → DELETE 200; unknown and foreign ids 404 "Campaign not found"', async () => {

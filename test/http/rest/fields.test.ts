@@ -3,16 +3,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { keysOf, restClient, startServer } from '../../support/server.ts';
+import { keysOf, startServer } from '../../support/server.ts';
 
 const s = await startServer({ after });
 
 const FIELD_KEYS = ['created_at', 'id', 'key', 'name', 'type'];
 
-async function account() {
-  const a = await s.newAccount();
-  return { ...a, api: restClient(s.url, a.key) };
-}
+const account = () => s.restAccount();
 
 describe('Custom fields', () => {
   test('Custom fields › POST 201 with {id, key, name, type, created_at}; name defaults to the key, type to text', async () => {

@@ -7,10 +7,7 @@ import { client, restClient, startServer } from '../../support/server.ts';
 const s = await startServer({ after });
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, api: restClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => s.restAccount({ scopes });
 
 describe('REST forms', () => {
   test('POST /forms → 201 with defaults: hosted, email field first and required, active, zero stats, url and embed', async () => {

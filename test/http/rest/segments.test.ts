@@ -9,10 +9,7 @@ const s = await startServer({ after });
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const ACTIVE = { match: 'all', rules: [{ field: 'status', operator: 'eq', value: 'active' }] };
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, api: restClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => s.restAccount({ scopes });
 
 describe('REST segments', () => {
   test('POST /segments → 201 {id, name, filter, subscriber_count, created_at, updated_at}', async () => {

@@ -16,10 +16,7 @@ async function seed(accountId: string, n: number, extra: (i: number) => Record<s
   await s.db.insertInto('subscribers').values(rows as any).execute();
 }
 
-async function account(opts: { limit?: number } = {}) {
-  const a = await s.newAccount(opts);
-  return { ...a, api: restClient(s.url, a.key) };
-}
+const account = (opts: { limit?: number } = {}) => s.restAccount(opts);
 
 describe('List subscribers', () => {
   test('List subscribers › 200 data = {subscribers: list items, pagination}, list items carry exactly the list fields', async () => {
