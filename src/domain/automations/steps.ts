@@ -214,10 +214,6 @@ export function stepAt(steps: Step[], path: string): Step | undefined {
   return listAt(steps, list)?.[index];
 }
 
-export function firstPath(steps: Step[]): string | null {
-  return steps.length > 0 ? '0' : null;
-}
-
 /** The step after `path` once it is done: the next in its list, else the step after the enclosing condition. */
 export function nextPath(steps: Step[], path: string): string | null {
   const { list, index } = parsePath(path);

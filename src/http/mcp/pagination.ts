@@ -11,17 +11,7 @@ export const PageArgs = {
   per_page: paging.per_page.describe('Items per page (default 25, max 100; larger values are clamped to 100).'),
 };
 
-/** meta for a list tool; last_page is at least 1 so an empty list still has one (empty) page. */
-export function listMeta(page: number, perPage: number, total: number): ListMeta {
-  return { current_page: page, last_page: Math.max(1, Math.ceil(total / perPage)), per_page: perPage, total };
-}
-
-/** Rows to skip for a page (for .offset()). */
-export function offsetOf(page: number, perPage: number): number {
-  return (page - 1) * perPage;
-}
-
-/** A domain Page as a list tool's meta. */
+/** A domain Page as a list tool's meta; last_page is at least 1 so an empty list still has one (empty) page. */
 export function metaOf(p: Page<unknown>): ListMeta {
-  return listMeta(p.page, p.per_page, p.total);
+  return { current_page: p.page, last_page: Math.max(1, Math.ceil(p.total / p.per_page)), per_page: p.per_page, total: p.total };
 }
