@@ -27,6 +27,10 @@ export class Validation extends DomainError {
   static field(field: string, message: string): Validation {
     return new Validation({ [field]: [message] }, message);
   }
+  /** The field map, worded by its first problem. */
+  static of(fields: FieldErrors): Validation {
+    return new Validation(fields, firstProblem(fields));
+  }
 }
 
 export class Conflict extends DomainError {

@@ -1,6 +1,6 @@
 // Turns zod failures into the domain's Validation error (field name → messages), for every face alike.
 import type { z } from 'zod';
-import { firstProblem, Validation, type FieldErrors } from './errors.ts';
+import { Validation, type FieldErrors } from './errors.ts';
 
 export function toFieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
   const fields: FieldErrors = {};
@@ -14,8 +14,7 @@ export function toFieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
 
 /** A zod failure as a Validation: every field's messages, and the first problem in words. */
 export function validationOf(error: z.ZodError, prefix = ''): Validation {
-  const fields = toFieldErrors(error, prefix);
-  return new Validation(fields, firstProblem(fields));
+  return Validation.of(toFieldErrors(error, prefix));
 }
 
 /** schema.parse that throws Validation instead of ZodError. */

@@ -163,8 +163,7 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
   };
   const checkedSteps = steps && (await checkList(steps, 'steps'));
 
-  const first = Object.entries(errors)[0];
-  if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
+  if (Object.keys(errors).length > 0) throw Validation.of(errors);
   return { trigger, steps: checkedSteps };
 }
 

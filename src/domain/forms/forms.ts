@@ -145,8 +145,7 @@ export async function resolveFields(db: Db, accountId: string, input: z.output<t
     else out.push({ key: f.key, label: f.label ?? label, required: f.key === 'email' ? true : (f.required ?? false) });
     seen.add(f.key);
   });
-  const first = Object.entries(errors)[0];
-  if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
+  if (Object.keys(errors).length > 0) throw Validation.of(errors);
   return seen.has('email') ? out : [{ key: 'email', label: 'Email', required: true }, ...out];
 }
 

@@ -146,8 +146,7 @@ function collect(form: FormRow, types: Map<string, fields.FieldType>, body: Reco
     if (!(err instanceof Validation)) throw err;
     for (const [k, m] of Object.entries(err.fields)) errors[k.replace(/^custom_fields\./, '')] ??= m;
   }
-  const first = Object.entries(errors)[0];
-  if (first || !parsed.success) throw new Validation(errors, first ? `${first[0]}: ${first[1][0]}` : 'Validation failed');
+  if (Object.keys(errors).length > 0 || !parsed.success) throw Validation.of(errors);
   const out: PendingSignupData & { email: string } = { email: parsed.data.email };
   for (const k of ['first_name', 'last_name', 'phone'] as const) if (parsed.data[k]) out[k] = parsed.data[k]!;
   if (Object.keys(coerced).length > 0) out.custom_fields = coerced;

@@ -69,8 +69,7 @@ export async function validateFor(db: Db, accountId: string, input: unknown, pre
   if (problems.length) {
     const errors: FieldErrors = {};
     for (const p of problems) (errors[prefix + p.path.join('.')] ??= []).push(p.message);
-    const [field, messages] = Object.entries(errors)[0]!;
-    throw new Validation(errors, `${field}: ${messages[0]}`);
+    throw Validation.of(errors);
   }
   return normalise(filter);
 }

@@ -111,8 +111,7 @@ export function coerceWith(defs: Map<string, FieldType>, values: Record<string, 
     if (coerced === undefined) errors[`custom_fields.${key}`] = [typeof value === 'string' && !isStorable(value) ? NOT_STORABLE : TYPE_MESSAGE[type]];
     else out[key] = coerced;
   }
-  const first = Object.entries(errors)[0];
-  if (first) throw new Validation(errors, `${first[0]}: ${first[1][0]}`);
+  if (Object.keys(errors).length > 0) throw Validation.of(errors);
   return out;
 }
 
