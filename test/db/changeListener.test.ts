@@ -11,7 +11,7 @@ import { until } from '../support/until.ts';
 
 const skip = backend !== 'postgres';
 const tdb = skip ? undefined : await migratedDb();
-const config: pg.ClientConfig = { connectionString: tdb?.url, options: `-c search_path=${tdb?.schema},public` };
+const config: pg.ClientConfig = tdb?.clientConfig ?? {};
 
 describe('change listener', { skip }, () => {
   test('a write to subscribers, memberships, notes or groups by another connection ticks the clock', async () => {

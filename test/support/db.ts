@@ -17,6 +17,8 @@ export interface TestDb {
   /** PostgreSQL only: connection string + schema, for child processes */
   url?: string;
   schema?: string;
+  /** PostgreSQL only: how another process would connect to this database (its own client, same schema) */
+  clientConfig?: pg.ClientConfig;
   destroy(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function openTestDb(): Promise<TestDb> {
     queueSchema: `${schema}_boss`,
     url: TEST_DATABASE_URL,
     schema,
+    clientConfig: { connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema},public` },
     async destroy() {
       await handle.close();
       const c = new pg.Client({ connectionString: TEST_DATABASE_URL });

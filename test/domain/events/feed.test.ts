@@ -81,7 +81,7 @@ describe('Event feed', () => {
 
   test('PostgreSQL: an unrelated long write transaction does not hold a dead gap open', { skip: backend !== 'postgres' && 'needs a second connection' }, async () => {
     const feed = await newFeed();
-    const other = new pg.Client({ connectionString: testDb.url, options: `-c search_path=${testDb.schema},public` });
+    const other = new pg.Client(testDb.clientConfig);
     await other.connect();
     try {
       await other.query('begin');
@@ -101,7 +101,7 @@ describe('Event feed', () => {
 
   test('PostgreSQL: an event whose transaction commits late is not skipped', { skip: backend !== 'postgres' && 'needs a second connection' }, async () => {
     const feed = await newFeed();
-    const other = new pg.Client({ connectionString: testDb.url, options: `-c search_path=${testDb.schema},public` });
+    const other = new pg.Client(testDb.clientConfig);
     await other.connect();
     try {
       await other.query('begin');

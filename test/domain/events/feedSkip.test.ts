@@ -125,7 +125,7 @@ describe('Event feed with a wanted filter', () => {
 
   test('PostgreSQL: a wanted event whose transaction commits late is not skipped with the unwanted ones around it', { skip: backend !== 'postgres' && 'needs a second connection' }, async () => {
     const feed = await newFeed();
-    const other = new pg.Client({ connectionString: testDb.url, options: `-c search_path=${testDb.schema},public` });
+    const other = new pg.Client(testDb.clientConfig);
     await other.connect();
     try {
       await event(quiet, 'q1');
