@@ -84,7 +84,12 @@ export default async function run(args: string[]): Promise<void> {
   }
 }
 
-async function benchOn(name: string, env: Record<string, string>, store: { url?: string; dataDir?: string }, opts: Options) {
+async function benchOn(
+  name: string,
+  env: Record<string, string>,
+  store: { url?: string; dataDir?: string },
+  opts: Options,
+) {
   const seeded = await seed(store, opts.rows);
   // request logs off (warn), as in the other benches: at info every request writes two lines to stdout
   const server = await startServer({ ...env, LOG_LEVEL: 'warn' });
@@ -92,8 +97,16 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
   try {
     const authHeader = { authorization: `Bearer ${seeded.key}` };
     const api = `${server.url}/api/v1/external`;
-    const get: Target = { label: 'GET /subscribers/{id}', url: `${api}/subscribers/${seeded.subscriberId}`, headers: authHeader };
-    const search: Target = { label: `GET /subscribers?search=${seeded.term}`, url: `${api}/subscribers?search=${seeded.term}`, headers: authHeader };
+    const get: Target = {
+      label: 'GET /subscribers/{id}',
+      url: `${api}/subscribers/${seeded.subscriberId}`,
+      headers: authHeader,
+    };
+    const search: Target = {
+      label: `GET /subscribers?search=${seeded.term}`,
+      url: `${api}/subscribers?search=${seeded.term}`,
+      headers: authHeader,
+    };
     const body = await check(get);
     const found = (await check(search)) as { data: { pagination: { total_count: number } } };
     await bare.setBody(JSON.stringify(body));
@@ -110,9 +123,13 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
     const auth: Target = { label: 'GET /test-auth (key only)', url: `${api}/test-auth`, headers: authHeader };
     const health: Target = { label: 'GET /api/health (select 1, no key)', url: `${server.url}/api/health` };
 
-    console.log(`\n${name}: ${fmt(opts.rows)} subscribers in the account (search matches ${found.data.pagination.total_count}); ${opts.connections} connections; warm-up, then ${opts.rounds} alternating rounds of ${opts.seconds} s`);
+    console.log(
+      `\n${name}: ${fmt(opts.rows)} subscribers in the account (search matches ${found.data.pagination.total_count}); ${opts.connections} connections; warm-up, then ${opts.rounds} alternating rounds of ${opts.seconds} s`,
+    );
     const named = { bare: baseline, get, cold, search, auth, health };
-    const targets = Object.entries(named).filter(([key]) => opts.only.has(key)).map(([, t]) => t);
+    const targets = Object.entries(named)
+      .filter(([key]) => opts.only.has(key))
+      .map(([, t]) => t);
     const round = async (t: Target, seconds: number) => {
       const r = await measure(t, seconds, opts.connections);
       await drain(server.url);
@@ -121,13 +138,16 @@ async function benchOn(name: string, env: Record<string, string>, store: { url?:
     for (const t of targets) await round(t, Math.min(3, opts.seconds));
     const results = new Map<Target, Result[]>(targets.map((t) => [t, []]));
     for (let i = 0; i < opts.rounds; i++) {
-      for (const t of i % 2 === 0 ? targets : [...targets].reverse()) results.get(t)!.push(await round(t, opts.seconds));
+      for (const t of i % 2 === 0 ? targets : [...targets].reverse())
+        results.get(t)!.push(await round(t, opts.seconds));
     }
     const bareRate = targets.includes(baseline) ? report(baseline, results.get(baseline)!) : NaN;
     for (const t of targets.filter((t) => t !== baseline)) {
       const rate = report(t, results.get(t)!);
       const ratio = rate / bareRate;
-      console.log(`${''.padEnd(40)} ratio to bare: ${ratio.toFixed(2)}${t === get ? ` (target ≥ 0.3 on PostgreSQL) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}` : ''}`);
+      console.log(
+        `${''.padEnd(40)} ratio to bare: ${ratio.toFixed(2)}${t === get ? ` (target ≥ 0.3 on PostgreSQL) ${ratio >= 0.3 ? 'OK' : 'BELOW TARGET'}` : ''}`,
+      );
     }
   } finally {
     // autocannon returns when its time is up, not when the server has answered what is in flight
@@ -143,7 +163,11 @@ async function seed(store: { url?: string; dataDir?: string }, rows: number) {
   try {
     await migrate(handle.db);
     const started = Date.now();
-    const account = await accounts.create(handle.db, { name: 'API bench', owner_email: `bench-${Date.now()}@example.com`, subscriber_limit: rows * 2 }, rows * 2);
+    const account = await accounts.create(
+      handle.db,
+      { name: 'API bench', owner_email: `bench-${Date.now()}@example.com`, subscriber_limit: rows * 2 },
+      rows * 2,
+    );
     const { key } = await apiKeys.create(handle.db, account.id, { name: 'bench', scopes: ['*'] });
     // one set-based statement: varied names so the trigram indexes see realistic text
     await sql`
@@ -155,13 +179,27 @@ async function seed(store: { url?: string; dataDir?: string }, rows: number) {
     // what autovacuum does on PostgreSQL soon after a bulk insert: merge the GIN pending lists and refresh
     // statistics. PGlite has no autovacuum; without this its search ran ~100× slower (134 ms vs 1.2 ms)
     await sql`vacuum analyze subscribers`.execute(handle.db);
-    const g = await handle.db.insertInto('groups').values({ account_id: account.id, name: 'Newsletter' }).returning('id').executeTakeFirstOrThrow();
-    const sub = await subscribers.create(handle.db, account.id, { email: 'bench.target@example.com', first_name: 'Bench', last_name: 'Target', group_ids: [g.id] });
-    await handle.db.insertInto('subscriber_notes').values({ account_id: account.id, subscriber_id: sub.id, content: 'Seeded by the API bench' }).execute();
+    const g = await handle.db
+      .insertInto('groups')
+      .values({ account_id: account.id, name: 'Newsletter' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const sub = await subscribers.create(handle.db, account.id, {
+      email: 'bench.target@example.com',
+      first_name: 'Bench',
+      last_name: 'Target',
+      group_ids: [g.id],
+    });
+    await handle.db
+      .insertInto('subscriber_notes')
+      .values({ account_id: account.id, subscriber_id: sub.id, content: 'Seeded by the API bench' })
+      .execute();
     console.log(`seeded ${fmt(rows)} subscribers in ${((Date.now() - started) / 1000).toFixed(1)} s (${handle.kind})`);
     // 'user4711' matches user4711@… and user47110…user47119@…: a selective search, as people type them
     // for the cold GET: 10,000 other subscribers, more than the read cache keeps, so nearly every read misses
-    const { rows: spread } = await sql<{ id: string }>`select id from subscribers where account_id = ${account.id} order by random() limit 10000`.execute(handle.db);
+    const { rows: spread } = await sql<{
+      id: string;
+    }>`select id from subscribers where account_id = ${account.id} order by random() limit 10000`.execute(handle.db);
     return { key, subscriberId: sub.id, term: 'user4711', spreadIds: spread.map((r) => r.id) };
   } finally {
     await handle.close();
@@ -178,7 +216,10 @@ async function startBare(): Promise<{ url: string; setBody(body: string): Promis
     app.post('/body', async (req) => { body = JSON.stringify(req.body); return { ok: true }; });
     await app.listen({ host: '127.0.0.1', port: 0 });
     console.log(app.server.address().port);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: new URL('../', import.meta.url), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: new URL('../', import.meta.url),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   const url = `http://127.0.0.1:${Number(chunk.toString().trim())}`;
   return {
@@ -201,9 +242,12 @@ async function startBare(): Promise<{ url: string; setBody(body: string): Promis
  * round of slow searches otherwise eats into the next target's round (a GET round measured 0 req/s).
  */
 async function drain(url: string): Promise<void> {
-  for (const end = Date.now() + 60_000; Date.now() < end; ) {
+  for (const end = Date.now() + 60_000; Date.now() < end;) {
     const started = Date.now();
-    const ok = await fetch(`${url}/api/health`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok && Date.now() - started < 50) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -217,8 +261,21 @@ async function check(t: Target): Promise<unknown> {
 
 async function measure(t: Target, seconds: number, connections: number): Promise<Result> {
   const paths = t.paths;
-  const requests = paths && [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: paths[Math.floor(Math.random() * paths.length)] }) }];
-  const res = await autocannon({ url: t.url, headers: t.headers, connections, duration: seconds, ...(requests && { requests }) });
+  const requests = paths && [
+    {
+      setupRequest: (req: Record<string, unknown>) => ({
+        ...req,
+        path: paths[Math.floor(Math.random() * paths.length)],
+      }),
+    },
+  ];
+  const res = await autocannon({
+    url: t.url,
+    headers: t.headers,
+    connections,
+    duration: seconds,
+    ...(requests && { requests }),
+  });
   if (res.non2xx > 0 || res.errors > 0) {
     // the health check answers 503 when the database takes over 1 s (the spec's rule): on a machine busy
     // with other work that can happen once in a round; it is a reference point, so it is counted, not fatal
@@ -235,6 +292,8 @@ function report(t: Target, rounds: Result[]): number {
   const per = rounds.map((r) => r.requests.average.toFixed(0)).join(' / ');
   const p50 = Math.max(...rounds.map((r) => r.latency.p50));
   const p99 = Math.max(...rounds.map((r) => r.latency.p99));
-  console.log(`${t.label.padEnd(40)} ${fmt(mean).padStart(7)} req/s (rounds ${per})   p50 ≤ ${p50} ms   p99 ≤ ${p99} ms`);
+  console.log(
+    `${t.label.padEnd(40)} ${fmt(mean).padStart(7)} req/s (rounds ${per})   p50 ≤ ${p50} ms   p99 ≤ ${p99} ms`,
+  );
   return mean;
 }

@@ -29,7 +29,12 @@ interface ImportRun {
 export default async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { rows: { type: 'string', default: '1000000' }, 'pglite-rows': { type: 'string', default: '100000' }, 'skip-pg': { type: 'boolean' }, 'skip-pglite': { type: 'boolean' } },
+    options: {
+      rows: { type: 'string', default: '1000000' },
+      'pglite-rows': { type: 'string', default: '100000' },
+      'skip-pg': { type: 'boolean' },
+      'skip-pglite': { type: 'boolean' },
+    },
   });
   const rows = Number(values.rows);
   const pgliteRows = Number(values['pglite-rows']);
@@ -40,8 +45,14 @@ export default async function run(args: string[]): Promise<void> {
     const file = join(dir, `mailgrove-bench-${stamp}.csv`);
     await writeCsv(file, rows);
     chmodSync(file, 0o644); // the PostgreSQL server process reads it for the baseline COPY
-    console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    console.log(`PostgreSQL: ${fmt(rows)} rows (${(statSync(file).size / 1024 / 1024).toFixed(0)} MB), 10 % existing, 1 % invalid`);
+    console.log(
+      `load average: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `PostgreSQL: ${fmt(rows)} rows (${(statSync(file).size / 1024 / 1024).toFixed(0)} MB), 10 % existing, 1 % invalid`,
+    );
     const db = await freshDatabase('mg_bench_import');
     const server = await startServer({ DATABASE_URL: db.url, WORKER_POLL_MS: '200' });
     try {
@@ -49,12 +60,20 @@ export default async function run(args: string[]): Promise<void> {
       const imp = await importFile(server, key, file, rows);
       report('import (endpoint → completed)', imp);
       const base = await baseline(db.url, accountId, file);
-      console.log(`  baseline COPY + INSERT … ON CONFLICT: ${base.seconds.toFixed(1)} s = ${fmt(rows / base.seconds)} rows/s (COPY ${base.copySeconds.toFixed(1)} s, upsert ${(base.seconds - base.copySeconds).toFixed(1)} s)`);
+      console.log(
+        `  baseline COPY + INSERT … ON CONFLICT: ${base.seconds.toFixed(1)} s = ${fmt(rows / base.seconds)} rows/s (COPY ${base.copySeconds.toFixed(1)} s, upsert ${(base.seconds - base.copySeconds).toFixed(1)} s)`,
+      );
       console.log(`  ratio import/baseline: ${(base.seconds / imp.seconds).toFixed(2)} (target ≥ 0.8)`);
       const same = await baseline(db.url, accountId, file, true);
-      console.log(`  same-work baseline (COPY + one upsert + one event per subscriber, same indexes): ${same.seconds.toFixed(1)} s = ${fmt(rows / same.seconds)} rows/s`);
+      console.log(
+        `  same-work baseline (COPY + one upsert + one event per subscriber, same indexes): ${same.seconds.toFixed(1)} s = ${fmt(rows / same.seconds)} rows/s`,
+      );
       console.log(`  ratio import/same-work baseline: ${(same.seconds / imp.seconds).toFixed(2)}`);
-      console.log(`  load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      console.log(
+        `  load average after: ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
     } finally {
       await server.stop();
       await db.drop();
@@ -66,7 +85,11 @@ export default async function run(args: string[]): Promise<void> {
     const file = join(dir, `mailgrove-bench-${stamp}-pglite.csv`);
     await writeCsv(file, pgliteRows);
     const dataDir = mkdtempSync(join(dir, 'mailgrove-bench-pglite-'));
-    console.log(`load average: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    console.log(
+      `load average: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
     console.log(`PGlite: ${fmt(pgliteRows)} rows, 10 % existing, 1 % invalid`);
     const server = await startServer({ MAILGROVE_DATA_DIR: dataDir, DATABASE_URL: '', WORKER_POLL_MS: '200' });
     try {
@@ -74,7 +97,11 @@ export default async function run(args: string[]): Promise<void> {
       const imp = await importFile(server, key, file, pgliteRows);
       report('import (endpoint → completed)', imp);
       console.log(`  target: < 10 s — ${imp.seconds < 10 ? 'met' : 'NOT met'}`);
-      console.log(`  load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      console.log(
+        `  load average after: ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
     } finally {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -84,9 +111,15 @@ export default async function run(args: string[]): Promise<void> {
 }
 
 function report(label: string, r: ImportRun) {
-  console.log(`  ${label}: ${r.seconds.toFixed(1)} s = ${fmt(r.rows / r.seconds)} rows/s (upload + staging ${r.uploadSeconds.toFixed(1)} s) — ${r.message}`);
-  console.log(`  server process CPU: ${r.cpuSeconds.toFixed(1)} s (user + system; what the run costs without other load, PGlite included)`);
-  console.log(`  server RSS: ${fmt(r.rssBeforeKb / 1024)} MB before, ${fmt(r.rssPeakKb / 1024)} MB peak during the import (VmHWM ${fmt(r.hwmKb / 1024)} MB)`);
+  console.log(
+    `  ${label}: ${r.seconds.toFixed(1)} s = ${fmt(r.rows / r.seconds)} rows/s (upload + staging ${r.uploadSeconds.toFixed(1)} s) — ${r.message}`,
+  );
+  console.log(
+    `  server process CPU: ${r.cpuSeconds.toFixed(1)} s (user + system; what the run costs without other load, PGlite included)`,
+  );
+  console.log(
+    `  server RSS: ${fmt(r.rssBeforeKb / 1024)} MB before, ${fmt(r.rssPeakKb / 1024)} MB peak during the import (VmHWM ${fmt(r.hwmKb / 1024)} MB)`,
+  );
 }
 
 const CSV_HEADER = 'email,first_name,last_name,company,score\n';
@@ -114,8 +147,15 @@ async function writeCsv(file: string, rows: number): Promise<void> {
 /** The account, its two custom fields, and the 10 % that already exist (imported first, not timed). */
 async function prepare(server: ServerProcess, existing: number) {
   const acc = await newAccount(server, 100_000_000);
-  for (const field of [{ key: 'company', type: 'text' }, { key: 'score', type: 'number' }]) {
-    const res = await fetch(`${server.url}/api/v1/external/fields`, { method: 'POST', headers: { authorization: `Bearer ${acc.key}`, 'content-type': 'application/json' }, body: JSON.stringify(field) });
+  for (const field of [
+    { key: 'company', type: 'text' },
+    { key: 'score', type: 'number' },
+  ]) {
+    const res = await fetch(`${server.url}/api/v1/external/fields`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acc.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(field),
+    });
     if (res.status !== 201) throw new Error(`field ${field.key}: ${res.status}`);
   }
   const seed = join(tmpdir(), `mailgrove-bench-seed-${Date.now().toString(36)}.csv`);
@@ -139,16 +179,33 @@ async function importFile(server: ServerProcess, key: string, file: string, rows
   form.append('file', await openAsBlob(file, { type: 'text/csv' }), 'bench.csv');
   const t0 = performance.now();
   try {
-    const res = await fetch(`${server.url}/api/v1/external/subscribers/import-async`, { method: 'POST', headers, body: form });
+    const res = await fetch(`${server.url}/api/v1/external/subscribers/import-async`, {
+      method: 'POST',
+      headers,
+      body: form,
+    });
     const started = (await res.json()) as { data: { job_id: string }; error?: string };
     if (res.status !== 200) throw new Error(`import refused: ${res.status} ${JSON.stringify(started)}`);
     const uploadSeconds = (performance.now() - t0) / 1000;
     for (;;) {
-      const job = ((await (await fetch(`${server.url}/api/v1/external/imports/${started.data.job_id}`, { headers })).json()) as { data: { status: string; message: string } }).data;
+      const job = (
+        (await (await fetch(`${server.url}/api/v1/external/imports/${started.data.job_id}`, { headers })).json()) as {
+          data: { status: string; message: string };
+        }
+      ).data;
       if (job.status !== 'processing') {
         if (job.status !== 'completed') throw new Error(`import ${job.status}: ${job.message}`);
         const cpuSeconds = server.cpuSeconds() - cpuBefore;
-        return { rows, seconds: (performance.now() - t0) / 1000, uploadSeconds, rssBeforeKb, rssPeakKb, hwmKb: server.memory().hwmKb, cpuSeconds, message: job.message };
+        return {
+          rows,
+          seconds: (performance.now() - t0) / 1000,
+          uploadSeconds,
+          rssBeforeKb,
+          rssPeakKb,
+          hwmKb: server.memory().hwmKb,
+          cpuSeconds,
+          message: job.message,
+        };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -163,11 +220,18 @@ async function importFile(server: ServerProcess, key: string, file: string, rows
  * besides subscribers — one event per subscriber into a copy of events with its indexes (like the real tables
  * since migration 20261121_1100, neither copy has foreign keys).
  */
-async function baseline(url: string, accountId: string, file: string, withEvents = false): Promise<{ seconds: number; copySeconds: number }> {
+async function baseline(
+  url: string,
+  accountId: string,
+  file: string,
+  withEvents = false,
+): Promise<{ seconds: number; copySeconds: number }> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query(`drop table if exists bench_events; drop table if exists bench_subscribers; drop table if exists bench_stage`);
+    await c.query(
+      `drop table if exists bench_events; drop table if exists bench_subscribers; drop table if exists bench_stage`,
+    );
     await c.query(`create table bench_stage (email text, first_name text, last_name text, company text, score text)`);
     await c.query(`create table bench_subscribers (like subscribers including all)`);
     await c.query(`insert into bench_subscribers select * from subscribers where account_id = $1`, [accountId]);

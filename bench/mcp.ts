@@ -27,24 +27,46 @@ const WARMUP_S = 3;
 const CONNECTIONS = 10;
 
 export default async function run(): Promise<void> {
-  const config = loadConfig({ PORT: 0, LOG_LEVEL: 'warn', MCP_RATE_LIMIT: 100_000_000, REST_RATE_LIMIT: 100_000_000, WORKERS: false, MAILGROVE_SECRET: 'bench-secret' });
+  const config = loadConfig({
+    PORT: 0,
+    LOG_LEVEL: 'warn',
+    MCP_RATE_LIMIT: 100_000_000,
+    REST_RATE_LIMIT: 100_000_000,
+    WORKERS: false,
+    MAILGROVE_SECRET: 'bench-secret',
+  });
   const handle = await openDb({ url: config.DATABASE_URL }); // no URL: in-memory PGlite
   const running = await start(config, { handle });
   try {
-    const account = await accounts.create(handle.db, { name: 'MCP bench', owner_email: 'bench@example.com' }, config.DEFAULT_SUBSCRIBER_LIMIT);
+    const account = await accounts.create(
+      handle.db,
+      { name: 'MCP bench', owner_email: 'bench@example.com' },
+      config.DEFAULT_SUBSCRIBER_LIMIT,
+    );
     const { key } = await apiKeys.create(handle.db, account.id, { name: 'bench', scopes: ['*'] });
-    const sub = await subscribers.create(handle.db, account.id, { email: 'bench.subscriber@example.com', first_name: 'Bench', custom_fields: {} });
+    const sub = await subscribers.create(handle.db, account.id, {
+      email: 'bench.subscriber@example.com',
+      first_name: 'Bench',
+      custom_fields: {},
+    });
     const auth = { authorization: `Bearer ${key}` };
     const rest = { url: `${running.url}/api/v1/external/subscribers/${sub.id}`, method: 'GET', headers: auth };
     const mcp = {
       url: `${running.url}/mcp`,
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_subscriber', arguments: { subscriber_id: sub.id } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_subscriber', arguments: { subscriber_id: sub.id } },
+      }),
     };
     await checkBoth(rest, mcp, sub.id);
 
-    console.log(`MCP vs REST, ${handle.kind}, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up each, then ${ROUNDS} alternating rounds of ${ROUND_S}s`);
+    console.log(
+      `MCP vs REST, ${handle.kind}, ${CONNECTIONS} connections, ${WARMUP_S}s warm-up each, then ${ROUNDS} alternating rounds of ${ROUND_S}s`,
+    );
     await measure(rest, WARMUP_S);
     await measure(mcp, WARMUP_S);
     const rates = { rest: [] as Result[], mcp: [] as Result[] };
@@ -66,7 +88,8 @@ export default async function run(): Promise<void> {
 
 async function measure(target: Record<string, unknown>, seconds: number): Promise<Result> {
   const res = await autocannon({ ...target, connections: CONNECTIONS, duration: seconds });
-  if (res.non2xx > 0 || res.errors > 0) throw new Error(`${String(target.url)}: ${res.non2xx} non-2xx answers, ${res.errors} errors`);
+  if (res.non2xx > 0 || res.errors > 0)
+    throw new Error(`${String(target.url)}: ${res.non2xx} non-2xx answers, ${res.errors} errors`);
   return res;
 }
 
@@ -76,16 +99,26 @@ function report(label: string, rounds: Result[]): number {
   const per = rounds.map((r) => r.requests.average.toFixed(0)).join(' / ');
   const p50 = Math.max(...rounds.map((r) => r.latency.p50));
   const p99 = Math.max(...rounds.map((r) => r.latency.p99));
-  console.log(`${label.padEnd(32)} ${mean.toFixed(0).padStart(6)} req/s (rounds ${per})   p50 ≤ ${p50} ms   p99 ≤ ${p99} ms`);
+  console.log(
+    `${label.padEnd(32)} ${mean.toFixed(0).padStart(6)} req/s (rounds ${per})   p50 ≤ ${p50} ms   p99 ≤ ${p99} ms`,
+  );
   return mean;
 }
 
 /** Both requests must really return the subscriber, or the numbers measure an error path. */
-async function checkBoth(rest: { url: string; headers: Record<string, string> }, mcp: { url: string; headers: Record<string, string>; body: string }, id: string) {
+async function checkBoth(
+  rest: { url: string; headers: Record<string, string> },
+  mcp: { url: string; headers: Record<string, string>; body: string },
+  id: string,
+) {
   const a = (await (await fetch(rest.url, { headers: rest.headers })).json()) as { data?: { id?: string } };
-  const b = (await (await fetch(mcp.url, { method: 'POST', headers: mcp.headers, body: mcp.body })).json()) as { result?: { content: { text: string }[]; isError?: boolean } };
-  const tool = b.result && !b.result.isError ? (JSON.parse(b.result.content[0]!.text) as { data?: { id?: string } }) : undefined;
-  if (a.data?.id !== id || tool?.data?.id !== id) throw new Error(`bench requests do not return the subscriber: ${JSON.stringify({ a, b })}`);
+  const b = (await (await fetch(mcp.url, { method: 'POST', headers: mcp.headers, body: mcp.body })).json()) as {
+    result?: { content: { text: string }[]; isError?: boolean };
+  };
+  const tool =
+    b.result && !b.result.isError ? (JSON.parse(b.result.content[0]!.text) as { data?: { id?: string } }) : undefined;
+  if (a.data?.id !== id || tool?.data?.id !== id)
+    throw new Error(`bench requests do not return the subscriber: ${JSON.stringify({ a, b })}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -24,34 +24,66 @@ const SUBJECT = 'Spring news for {{ subscriber.first_name }}';
 // ~2.5 KB of HTML with personalisation and three tracked links: a typical newsletter body
 const HTML =
   '<html><body><h1>Hello {{ subscriber.first_name | default: "there" }}</h1>' +
-  '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(12) +
+  '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>'.repeat(
+    12,
+  ) +
   '<p><a href="https://example.org/spring">Read more</a> · <a href="https://example.org/shop?utm=mail">Shop</a> · <a href="https://example.org/about">About</a></p>' +
   '<p>{{ subscriber.custom_fields.company }}</p></body></html>';
 
 export default async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { recipients: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '10' }, batch: { type: 'string', default: '500' } } });
+  const { values } = parseArgs({
+    args,
+    options: {
+      recipients: { type: 'string', default: '100000' },
+      concurrency: { type: 'string', default: '10' },
+      batch: { type: 'string', default: '500' },
+    },
+  });
   const n = Number(values.recipients);
   const concurrency = Number(values.concurrency);
   const sink = await startSinkProcess();
   const db = await freshDatabase('mg_bench_send');
-  const server = await startServer({ DATABASE_URL: db.url, SMTP_URL: sink.url, SEND_CONCURRENCY: String(concurrency), SEND_BATCH_SIZE: values.batch!, WORKER_POLL_MS: '200' });
+  const server = await startServer({
+    DATABASE_URL: db.url,
+    SMTP_URL: sink.url,
+    SEND_CONCURRENCY: String(concurrency),
+    SEND_BATCH_SIZE: values.batch!,
+    WORKER_POLL_MS: '200',
+  });
   try {
     const { accountId, key } = await newAccount(server, n + 10);
     const groupId = await seed(db.url, accountId, n);
-    console.log(`Send: ${fmt(n)} recipients on PostgreSQL, SEND_CONCURRENCY ${concurrency}, sink in another process (pid ${sink.pid})`);
+    console.log(
+      `Send: ${fmt(n)} recipients on PostgreSQL, SEND_CONCURRENCY ${concurrency}, sink in another process (pid ${sink.pid})`,
+    );
 
     // the baseline runs before AND after the Mailgrove send and the two are averaged: on a shared machine
     // the load drifts during a run, and a single baseline on one side of it skews the ratio
     const blast1 = await baseline(sink, n, concurrency, server.url, false);
-    console.log(`  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s; bench process RSS ${mb(blast1.rssBeforeKb)} → peak ${mb(blast1.rssPeakKb)})`);
+    console.log(
+      `  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s; bench process RSS ${mb(blast1.rssBeforeKb)} → peak ${mb(blast1.rssPeakKb)})`,
+    );
     await sink.reset();
     const raw1 = await baseline(sink, n, concurrency, server.url, true);
-    console.log(`  raw baseline 1 (same messages, mail/mime.ts + mail/smtpPool.ts alone): ${raw1.seconds.toFixed(1)} s = ${fmt(n / raw1.seconds)} msg/s (${raw1.cpu.toFixed(1)} CPU s)`);
+    console.log(
+      `  raw baseline 1 (same messages, mail/mime.ts + mail/smtpPool.ts alone): ${raw1.seconds.toFixed(1)} s = ${fmt(n / raw1.seconds)} msg/s (${raw1.cpu.toFixed(1)} CPU s)`,
+    );
 
     await sink.reset();
     const api = (method: string, path: string, body?: unknown) =>
-      fetch(`${server.url}/api/v1/external${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
-    const campaign = await api('POST', '/campaigns', { name: 'Bench', subject: SUBJECT, from_name: 'Bench', from_email: 'bench@example.org', content_html: HTML, group_ids: [groupId] });
+      fetch(`${server.url}/api/v1/external${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then((r) => r.json() as Promise<any>);
+    const campaign = await api('POST', '/campaigns', {
+      name: 'Bench',
+      subject: SUBJECT,
+      from_name: 'Bench',
+      from_email: 'bench@example.org',
+      content_html: HTML,
+      group_ids: [groupId],
+    });
     const before = server.memory();
     let peakRss = before.rssKb;
     // RSS once a tenth is sent (the heap has grown to its working size) and the peak after that: growth
@@ -89,18 +121,35 @@ export default async function run(args: string[]): Promise<void> {
     const after = server.memory();
     await sink.reset();
     const raw2 = await baseline(sink, n, concurrency, server.url, true);
-    console.log(`  raw baseline 2 (after the send): ${raw2.seconds.toFixed(1)} s = ${fmt(n / raw2.seconds)} msg/s (${raw2.cpu.toFixed(1)} CPU s)`);
+    console.log(
+      `  raw baseline 2 (after the send): ${raw2.seconds.toFixed(1)} s = ${fmt(n / raw2.seconds)} msg/s (${raw2.cpu.toFixed(1)} CPU s)`,
+    );
     await sink.reset();
     const blast2 = await baseline(sink, n, concurrency, server.url, false);
-    console.log(`  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s; RSS ${mb(blast2.rssBeforeKb)} → peak ${mb(blast2.rssPeakKb)})`);
+    console.log(
+      `  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s; RSS ${mb(blast2.rssBeforeKb)} → peak ${mb(blast2.rssPeakKb)})`,
+    );
     const blast = { seconds: (blast1.seconds + blast2.seconds) / 2, cpu: (blast1.cpu + blast2.cpu) / 2 };
     const raw = { seconds: (raw1.seconds + raw2.seconds) / 2, cpu: (raw1.cpu + raw2.cpu) / 2 };
-    console.log(`  mailgrove (schedule → status sent, incl. freezing the audience ${frozen.toFixed(1)} s): ${seconds.toFixed(1)} s = ${fmt(n / seconds)} msg/s (server ${cpu.toFixed(1)} CPU s, PostgreSQL ${pgCpu.toFixed(1)} CPU s)`);
-    console.log(`  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`);
-    console.log(`  ratio mailgrove/baseline (msg/s, mean baseline): ${(blast.seconds / seconds).toFixed(2)} (target ≥ 0.8); CPU per message: ${(blast.cpu / cpu).toFixed(2)} of the baseline's efficiency`);
-    console.log(`  ratio mailgrove/raw baseline (msg/s, mean): ${(raw.seconds / seconds).toFixed(2)}; CPU per message: ${(raw.cpu / cpu).toFixed(2)}`);
-    console.log(`  server RSS: ${mb(before.rssKb)} before, ${mb(peakRss)} peak during the send (growth ${mb(peakRss - before.rssKb)}, target < 100 MB), ${mb(after.rssKb)} after; VmHWM ${mb(after.hwmKb)}`);
-    if (atTenth !== undefined) console.log(`  server RSS from 10 % sent to the end: ${mb(atTenth)} → peak ${mb(peakAfterTenth)} (growth ${mb(peakAfterTenth - atTenth)})`);
+    console.log(
+      `  mailgrove (schedule → status sent, incl. freezing the audience ${frozen.toFixed(1)} s): ${seconds.toFixed(1)} s = ${fmt(n / seconds)} msg/s (server ${cpu.toFixed(1)} CPU s, PostgreSQL ${pgCpu.toFixed(1)} CPU s)`,
+    );
+    console.log(
+      `  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`,
+    );
+    console.log(
+      `  ratio mailgrove/baseline (msg/s, mean baseline): ${(blast.seconds / seconds).toFixed(2)} (target ≥ 0.8); CPU per message: ${(blast.cpu / cpu).toFixed(2)} of the baseline's efficiency`,
+    );
+    console.log(
+      `  ratio mailgrove/raw baseline (msg/s, mean): ${(raw.seconds / seconds).toFixed(2)}; CPU per message: ${(raw.cpu / cpu).toFixed(2)}`,
+    );
+    console.log(
+      `  server RSS: ${mb(before.rssKb)} before, ${mb(peakRss)} peak during the send (growth ${mb(peakRss - before.rssKb)}, target < 100 MB), ${mb(after.rssKb)} after; VmHWM ${mb(after.hwmKb)}`,
+    );
+    if (atTenth !== undefined)
+      console.log(
+        `  server RSS from 10 % sent to the end: ${mb(atTenth)} → peak ${mb(peakAfterTenth)} (growth ${mb(peakAfterTenth - atTenth)})`,
+      );
   } finally {
     await server.stop();
     sink.child.kill();
@@ -115,7 +164,9 @@ async function seed(url: string, accountId: string, n: number): Promise<string> 
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const g = await c.query(`insert into groups (account_id, name) values ($1, 'Bench audience') returning id`, [accountId]);
+    const g = await c.query(`insert into groups (account_id, name) values ($1, 'Bench audience') returning id`, [
+      accountId,
+    ]);
     const groupId = g.rows[0].id as string;
     await c.query(
       `with s as (
@@ -138,14 +189,54 @@ async function seed(url: string, accountId: string, n: number): Promise<string> 
  * plain string replacement, handed to a pooled nodemailer transport with the same number of connections.
  * `raw`: composed by mail/mime.ts and sent through mail/smtpPool.ts, as Mailgrove's transport does.
  */
-async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: string, raw: boolean): Promise<{ seconds: number; cpu: number; rssBeforeKb: number; rssPeakKb: number }> {
-  const transport = nodemailer.createTransport({ pool: true, maxConnections: concurrency, maxMessages: Infinity, host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true } as any);
-  const pool = new SmtpPool({ maxConnections: concurrency, host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true, tls: { rejectUnauthorized: true } });
+async function baseline(
+  sink: Sink,
+  n: number,
+  concurrency: number,
+  serverUrl: string,
+  raw: boolean,
+): Promise<{ seconds: number; cpu: number; rssBeforeKb: number; rssPeakKb: number }> {
+  const transport = nodemailer.createTransport({
+    pool: true,
+    maxConnections: concurrency,
+    maxMessages: Infinity,
+    host: '127.0.0.1',
+    port: sink.port,
+    secure: false,
+    ignoreTLS: true,
+  } as any);
+  const pool = new SmtpPool({
+    maxConnections: concurrency,
+    host: '127.0.0.1',
+    port: sink.port,
+    secure: false,
+    ignoreTLS: true,
+    tls: { rejectUnauthorized: true },
+  });
   const config = { ...loadConfig({ PUBLIC_URL: serverUrl }, {}), secret: 'bench-secret' };
-  const campaign = { id: '8f0c3a5e-3b7e-4a52-9a49-1f6f0d7e2b11', account_id: '5b8e2c1d-9f3a-4c6b-8e7d-2a1b3c4d5e6f', name: 'Bench', subject: SUBJECT, content_html: HTML, content_text: null, preview_text: null, from_name: 'Bench', from_email: 'bench@example.org', reply_to: null } as any;
+  const campaign = {
+    id: '8f0c3a5e-3b7e-4a52-9a49-1f6f0d7e2b11',
+    account_id: '5b8e2c1d-9f3a-4c6b-8e7d-2a1b3c4d5e6f',
+    name: 'Bench',
+    subject: SUBJECT,
+    content_html: HTML,
+    content_text: null,
+    preview_text: null,
+    from_name: 'Bench',
+    from_email: 'bench@example.org',
+    reply_to: null,
+  } as any;
   const links = extractLinks(HTML).map((url, idx) => ({ idx, url }));
-  const sample = prepare(config, campaign, { default_from_name: null, default_from_email: null, default_reply_to: null, tracking_enabled: true }, links).build({
-    id: '00000000-0000-4000-8000-000000000000', email: 'RCPT@example.net', first_name: 'NAME', custom_fields: { company: 'Company NAME' },
+  const sample = prepare(
+    config,
+    campaign,
+    { default_from_name: null, default_from_email: null, default_reply_to: null, tracking_enabled: true },
+    links,
+  ).build({
+    id: '00000000-0000-4000-8000-000000000000',
+    email: 'RCPT@example.net',
+    first_name: 'NAME',
+    custom_fields: { company: 'Company NAME' },
   });
   const cpu0 = process.cpuUsage();
   const rss0 = process.memoryUsage().rss;
@@ -165,7 +256,11 @@ async function baseline(sink: Sink, n: number, concurrency: number, serverUrl: s
       messageId: `${i}-${sample.messageId}`,
     };
     const composed = raw ? composeMessage(message)! : undefined;
-    const p = (composed ? pool.send(composed.envelope, composed.raw) : transport.sendMail({ ...message, messageId: `<${message.messageId}>` })).finally(() => window.delete(p));
+    const p = (
+      composed
+        ? pool.send(composed.envelope, composed.raw)
+        : transport.sendMail({ ...message, messageId: `<${message.messageId}>` })
+    ).finally(() => window.delete(p));
     window.add(p);
     if (window.size >= concurrency * 2) await Promise.race(window);
   }
@@ -212,14 +307,26 @@ interface Sink {
 
 /** The sink in its own process (this file run with MAILGROVE_BENCH_SINK=1), controlled over IPC. */
 async function startSinkProcess(): Promise<Sink> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname], { env: { ...process.env, MAILGROVE_BENCH_SINK: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname], {
+    env: { ...process.env, MAILGROVE_BENCH_SINK: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ask = <T>(msg: string) =>
     new Promise<T>((resolve) => {
       child.once('message', (m) => resolve(m as T));
       child.send(msg);
     });
-  const { port } = await new Promise<{ port: number }>((resolve) => child.once('message', (m) => resolve(m as { port: number })));
-  return { port, url: `smtp://127.0.0.1:${port}?starttls=false`, pid: child.pid!, child, count: () => ask('count'), reset: () => ask('reset') };
+  const { port } = await new Promise<{ port: number }>((resolve) =>
+    child.once('message', (m) => resolve(m as { port: number })),
+  );
+  return {
+    port,
+    url: `smtp://127.0.0.1:${port}?starttls=false`,
+    pid: child.pid!,
+    child,
+    count: () => ask('count'),
+    reset: () => ask('reset'),
+  };
 }
 
 function sinkMain(): void {
@@ -251,4 +358,5 @@ function sinkMain(): void {
   process.on('disconnect', () => process.exit(0));
 }
 
-if (process.env.MAILGROVE_BENCH_SINK === '1' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href) sinkMain();
+if (process.env.MAILGROVE_BENCH_SINK === '1' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  sinkMain();

@@ -7,7 +7,8 @@ import { createServer } from 'node:net';
 import pg from 'pg';
 
 export const ADMIN_TOKEN = 'bench-admin-token';
-export const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const PG_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export async function freshDatabase(prefix = 'mg_bench'): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${Date.now().toString(36)}`;
@@ -53,13 +54,29 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   // BENCH_SERVER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the server alone
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/cli.ts', 'serve'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MAILGROVE_ADMIN_TOKEN: ADMIN_TOKEN, MAILGROVE_SECRET: 'bench-secret', LOG_LEVEL: 'warn', REST_RATE_LIMIT: '1000000', MCP_RATE_LIMIT: '1000000', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MAILGROVE_ADMIN_TOKEN: ADMIN_TOKEN,
+      MAILGROVE_SECRET: 'bench-secret',
+      LOG_LEVEL: 'warn',
+      REST_RATE_LIMIT: '1000000',
+      MCP_RATE_LIMIT: '1000000',
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    if (await fetch(`${url}/api/health`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 600) throw new Error('server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -87,9 +104,16 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
 }
 
 /** A new account (subscriber_limit as given) and a key with every scope, through the admin API. */
-export async function newAccount(server: ServerProcess, subscriberLimit: number): Promise<{ accountId: string; key: string }> {
+export async function newAccount(
+  server: ServerProcess,
+  subscriberLimit: number,
+): Promise<{ accountId: string; key: string }> {
   const call = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.url}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.url}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as { data: any };
     if (res.status !== 201) throw new Error(`admin ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json.data;

@@ -12,6 +12,9 @@ if (!existsSync(vite)) {
   process.exit(0);
 }
 const started = Date.now();
-const r = spawnSync(process.execPath, [fileURLToPath(vite), 'build', '--config', 'web/vite.config.ts'], { stdio: 'inherit' });
-if (r.status === 0) console.log(`mailgrove: dashboard built into web/dist in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const r = spawnSync(process.execPath, [fileURLToPath(vite), 'build', '--config', 'web/vite.config.ts'], {
+  stdio: 'inherit',
+});
+if (r.status === 0)
+  console.log(`mailgrove: dashboard built into web/dist in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 else console.warn('mailgrove: the dashboard build failed; the API still works. Run `npm run build:web` to see why.');

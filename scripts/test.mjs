@@ -15,7 +15,9 @@ function find(dir) {
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
-const files = find('test').filter((f) => filters.length === 0 || filters.some((p) => f.startsWith(p.replace(/^\.\//, '')))).sort();
+const files = find('test')
+  .filter((f) => filters.length === 0 || filters.some((p) => f.startsWith(p.replace(/^\.\//, ''))))
+  .sort();
 if (files.length === 0) {
   console.error('No test files matched');
   process.exit(1);

@@ -39,7 +39,10 @@ async function main(argv: string[]): Promise<number> {
     case 'users':
       return withAdmin(config, (admin) => manage(admin, command, sub, rest));
     case 'import':
-      return importCommand(config, [sub, ...rest].filter((a): a is string => a !== undefined));
+      return importCommand(
+        config,
+        [sub, ...rest].filter((a): a is string => a !== undefined),
+      );
     default:
       process.stdout.write(USAGE);
       return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
@@ -97,7 +100,13 @@ async function manage(admin: Admin, command: string, sub: string | undefined, ar
   const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
   if (command === 'accounts' && sub === 'create') {
     if (!values.name) throw new Error('accounts create needs --name');
-    print(await admin.createAccount({ name: values.name, subscriber_limit: values.limit ? Number(values.limit) : undefined, owner_email: values['owner-email'] }));
+    print(
+      await admin.createAccount({
+        name: values.name,
+        subscriber_limit: values.limit ? Number(values.limit) : undefined,
+        owner_email: values['owner-email'],
+      }),
+    );
     return 0;
   }
   if (command === 'accounts' && sub === 'list') {
@@ -106,9 +115,16 @@ async function manage(admin: Admin, command: string, sub: string | undefined, ar
   }
   if (command === 'keys' && sub === 'create') {
     if (!values.account || !values.name) throw new Error('keys create needs --account and --name');
-    const key = await admin.createKey(values.account, { name: values.name, scopes: values.scopes!.split(',').map((s) => s.trim()), expires_at: values.expires });
+    const key = await admin.createKey(values.account, {
+      name: values.name,
+      scopes: values.scopes!.split(',').map((s) => s.trim()),
+      expires_at: values.expires,
+    });
     if (values.json) print(key);
-    else console.log(`${key.key}\n\nid ${key.id}, scopes ${key.scopes.join(' ')}. Store the key now: it cannot be shown again.`);
+    else
+      console.log(
+        `${key.key}\n\nid ${key.id}, scopes ${key.scopes.join(' ')}. Store the key now: it cannot be shown again.`,
+      );
     return 0;
   }
   if (command === 'keys' && sub === 'list') {

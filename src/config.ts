@@ -47,7 +47,10 @@ export const Env = z.object({
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5,300,1800,7200,18000,36000,36000'),
   WEBHOOK_TIMEOUT_MS: int(10_000),
   // a webhook whose deliveries keep failing this long (5 days) is disabled, with a webhook.disabled event
-  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().positive().default(5 * 24 * 3600),
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce
+    .number()
+    .positive()
+    .default(5 * 24 * 3600),
   // deliveries posted at once per process
   WEBHOOK_CONCURRENCY: int(10),
   // automation delays are divided by this factor (tests run a two-day delay in seconds)
@@ -59,7 +62,10 @@ export const Env = z.object({
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
   // dashboard sign-in sessions last this long since last use (sliding)
-  SESSION_TTL_HOURS: z.coerce.number().positive().default(24 * 14),
+  SESSION_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .default(24 * 14),
   // CLI: the running server to talk to through the admin API (default: direct database access)
   MAILGROVE_URL: z.string().optional(),
   VERIFIER: z.enum(['none', 'mx', 'http']).default('none'),
@@ -67,9 +73,16 @@ export const Env = z.object({
 });
 export type Env = z.input<typeof Env>;
 
-export type Config = z.output<typeof Env> & { publicUrl: string; version: string; /** resolved at start: MAILGROVE_SECRET or the generated one */ secret: string };
+export type Config = z.output<typeof Env> & {
+  publicUrl: string;
+  version: string;
+  /** resolved at start: MAILGROVE_SECRET or the generated one */ secret: string;
+};
 
-export function loadConfig(overrides: Partial<Record<keyof Env, unknown>> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  overrides: Partial<Record<keyof Env, unknown>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(Env.shape)) {
     const value = key in overrides ? overrides[key as keyof Env] : env[key];

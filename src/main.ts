@@ -42,9 +42,13 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     url = await app.listen({ host: config.HOST, port: config.PORT });
     // PORT=0 picks a free port: links in mail must carry the real one
     if (!config.PUBLIC_URL && config.PORT === 0) config.publicUrl = url.replace(/\/+$/, '');
-    app.log.info(`Mailgrove ${config.version} on ${url} (${handle.kind === 'pglite' ? `PGlite in ${config.MAILGROVE_DATA_DIR}` : 'PostgreSQL'})`);
+    app.log.info(
+      `Mailgrove ${config.version} on ${url} (${handle.kind === 'pglite' ? `PGlite in ${config.MAILGROVE_DATA_DIR}` : 'PostgreSQL'})`,
+    );
   }
-  const stopWorkers: StopFn = config.WORKERS ? await startWorkers({ db: handle.db, handle, config, queue, transport, log: app.log }) : async () => {};
+  const stopWorkers: StopFn = config.WORKERS
+    ? await startWorkers({ db: handle.db, handle, config, queue, transport, log: app.log })
+    : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     app,

@@ -10,6 +10,10 @@ export async function resolveSecret(db: Db, configured?: string): Promise<string
     .values({ key: 'secret', value: randomBytes(32).toString('hex') })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  const row = await db.selectFrom('instance_settings').select('value').where('key', '=', 'secret').executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('instance_settings')
+    .select('value')
+    .where('key', '=', 'secret')
+    .executeTakeFirstOrThrow();
   return row.value;
 }

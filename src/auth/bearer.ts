@@ -23,7 +23,10 @@ export function bearerToken(header: string | undefined): string | apiKeys.AuthFa
 
 const lastTouch = new Map<string, number>();
 
-export async function authenticateHeader(db: Db, header: string | undefined): Promise<apiKeys.KeyContext | apiKeys.AuthFailure> {
+export async function authenticateHeader(
+  db: Db,
+  header: string | undefined,
+): Promise<apiKeys.KeyContext | apiKeys.AuthFailure> {
   const token = bearerToken(header);
   if (token === 'missing' || token === 'malformed') return token;
   if (!apiKeys.KEY_PATTERN.test(token)) return 'unknown';

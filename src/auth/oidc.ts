@@ -43,7 +43,11 @@ export function createOidc(config: Config): Oidc | undefined {
 
   return {
     async begin() {
-      const pending = { state: client.randomState(), nonce: client.randomNonce(), verifier: client.randomPKCECodeVerifier() };
+      const pending = {
+        state: client.randomState(),
+        nonce: client.randomNonce(),
+        verifier: client.randomPKCECodeVerifier(),
+      };
       const url = client.buildAuthorizationUrl(await configuration(), {
         redirect_uri: redirectUri,
         scope: 'openid email profile',

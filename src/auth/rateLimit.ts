@@ -19,7 +19,9 @@ export class KeyRateLimiter {
     redis?: unknown,
   ) {
     const opts = { keyPrefix: `mailgrove_${name}`, points: Math.max(perMinute, 1), duration: 60 };
-    this.limiter = redis ? new RateLimiterRedis({ ...opts, storeClient: redis, useRedisPackage: false }) : new RateLimiterMemory(opts);
+    this.limiter = redis
+      ? new RateLimiterRedis({ ...opts, storeClient: redis, useRedisPackage: false })
+      : new RateLimiterMemory(opts);
   }
 
   async consume(key: string): Promise<LimitResult> {
@@ -34,6 +36,12 @@ export class KeyRateLimiter {
 
   private result(allowed: boolean, r: RateLimiterRes): LimitResult {
     const resetSeconds = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
-    return { allowed, limit: this.perMinute, remaining: Math.max(0, r.remainingPoints), retryAfter: resetSeconds, resetSeconds };
+    return {
+      allowed,
+      limit: this.perMinute,
+      remaining: Math.max(0, r.remainingPoints),
+      retryAfter: resetSeconds,
+      resetSeconds,
+    };
   }
 }

@@ -34,15 +34,26 @@ export async function directClient(config: Config): Promise<Admin & { close(): P
 }
 
 export function adminClient(baseUrl: string, token: string | undefined): Admin {
-  if (!token) throw new Error('A server is running: set MAILGROVE_ADMIN_TOKEN (the same value the server has) to manage it through the admin API');
+  if (!token)
+    throw new Error(
+      'A server is running: set MAILGROVE_ADMIN_TOKEN (the same value the server has) to manage it through the admin API',
+    );
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/admin/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const json = (await res.json().catch(() => ({}))) as { success?: boolean; data?: any; error?: string; message?: string };
-    if (!res.ok || json.success === false) throw new Error(`${res.status} ${json.error ?? res.statusText}${json.message ? `: ${json.message}` : ''}${json.data ? ` ${JSON.stringify(json.data)}` : ''}`);
+    const json = (await res.json().catch(() => ({}))) as {
+      success?: boolean;
+      data?: any;
+      error?: string;
+      message?: string;
+    };
+    if (!res.ok || json.success === false)
+      throw new Error(
+        `${res.status} ${json.error ?? res.statusText}${json.message ? `: ${json.message}` : ''}${json.data ? ` ${JSON.stringify(json.data)}` : ''}`,
+      );
     return json.data;
   };
   return {

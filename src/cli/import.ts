@@ -24,7 +24,12 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { key: { type: 'string' }, group: { type: 'string', multiple: true }, url: { type: 'string' }, 'poll-ms': { type: 'string', default: '500' } },
+    options: {
+      key: { type: 'string' },
+      group: { type: 'string', multiple: true },
+      url: { type: 'string' },
+      'poll-ms': { type: 'string', default: '500' },
+    },
   });
   const file = positionals[0];
   if (!file || !values.key) {
@@ -41,9 +46,16 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   form.append('file', await openAsBlob(file, { type: 'text/csv' }), basename(file));
   process.stderr.write(`Uploading ${basename(file)} (${formatBytes(size)})…\n`);
   const res = await fetch(`${base}/subscribers/import-async`, { method: 'POST', headers, body: form });
-  const started = (await res.json().catch(() => ({}))) as { success?: boolean; data?: any; error?: string; message?: string };
+  const started = (await res.json().catch(() => ({}))) as {
+    success?: boolean;
+    data?: any;
+    error?: string;
+    message?: string;
+  };
   if (res.status !== 200 || !started.success) {
-    console.error(`Import refused (${res.status}): ${started.error ?? res.statusText}${started.message ? ` — ${started.message}` : ''}${started.data ? ` ${JSON.stringify(started.data)}` : ''}`);
+    console.error(
+      `Import refused (${res.status}): ${started.error ?? res.statusText}${started.message ? ` — ${started.message}` : ''}${started.data ? ` ${JSON.stringify(started.data)}` : ''}`,
+    );
     return 1;
   }
   let job = started.data as Job;
@@ -59,8 +71,10 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   }
   bar.draw(job);
   bar.end();
-  for (const e of job.errors.slice(0, 20)) process.stderr.write(`  row ${e.row}${e.email ? ` (${e.email})` : ''}: ${e.reason}\n`);
-  if (job.failed_count > 20) process.stderr.write(`  … ${job.failed_count - Math.min(20, job.errors.length)} more failed rows\n`);
+  for (const e of job.errors.slice(0, 20))
+    process.stderr.write(`  row ${e.row}${e.email ? ` (${e.email})` : ''}: ${e.reason}\n`);
+  if (job.failed_count > 20)
+    process.stderr.write(`  … ${job.failed_count - Math.min(20, job.errors.length)} more failed rows\n`);
   console.log(job.message);
   return job.status === 'completed' ? 0 : 1;
 }

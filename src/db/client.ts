@@ -51,7 +51,10 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
       return pg.types.getTypeParser(oid, format);
     },
   };
-  const connection = { connectionString: url, ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}) };
+  const connection = {
+    connectionString: url,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
+  };
   const changes = new ChangeClock(false);
   const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10, types, Client: clientClass(changes) });
   // an idle client that loses its server must not crash the process; the next query reports it
@@ -101,7 +104,10 @@ async function openPGlite(dataDir?: string): Promise<DbHandle> {
     changes,
     async executeSql(text, values) {
       const r = await db.executeQuery(untracked(CompiledQuery.raw(text, (values ?? []) as unknown[])));
-      return { rows: r.rows as any[], rowCount: r.numAffectedRows === undefined ? undefined : Number(r.numAffectedRows) };
+      return {
+        rows: r.rows as any[],
+        rowCount: r.numAffectedRows === undefined ? undefined : Number(r.numAffectedRows),
+      };
     },
     async close() {
       await db.destroy();

@@ -9,7 +9,9 @@ const DIR = new URL('./migrations/', import.meta.url);
 const provider: MigrationProvider = {
   async getMigrations() {
     const migrations: Record<string, Migration> = {};
-    for (const file of readdirSync(DIR).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       const text = readFileSync(new URL(file, DIR), 'utf8');
       // the only sql.raw in the codebase: the text is ours, shipped with the code
       migrations[file.replace(/\.sql$/, '')] = { up: async (db) => void (await sql.raw(text).execute(db)) };

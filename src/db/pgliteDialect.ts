@@ -44,7 +44,10 @@ class PGliteConnection implements DatabaseConnection {
     if (untrackedQueries.has(query)) return this.run(query);
     try {
       const result = await this.run<R>(query);
-      this.changes.noteStatement(query.sql, result.numAffectedRows === undefined ? undefined : Number(result.numAffectedRows));
+      this.changes.noteStatement(
+        query.sql,
+        result.numAffectedRows === undefined ? undefined : Number(result.numAffectedRows),
+      );
       return result;
     } catch (err) {
       this.changes.noteStatement(query.sql, undefined);

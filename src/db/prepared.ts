@@ -16,7 +16,9 @@ const names = new Map<string, string>();
  * building (Kysely's builder and compiler were ~15 % of the server's CPU on GET /subscribers/{id}).
  * `build` must pass each value straight into the query (no transformation): the caller normalises first.
  */
-export function preparedQuery<P extends Record<string, string>, O>(build: (db: Kysely<any>, params: P) => Compilable<O>) {
+export function preparedQuery<P extends Record<string, string>, O>(
+  build: (db: Kysely<any>, params: P) => Compilable<O>,
+) {
   let shape: { compiled: CompiledQuery<O>; order: (keyof P)[] } | undefined;
   return async (db: Kysely<any>, params: P): Promise<O[]> => {
     if (!shape) {
@@ -24,7 +26,10 @@ export function preparedQuery<P extends Record<string, string>, O>(build: (db: K
       const compiled = build(db, marks).compile();
       const order = compiled.parameters.map((value) => {
         const key = Object.keys(marks).find((k) => marks[k] === value);
-        if (key === undefined) throw new Error(`preparedQuery: a parameter of ${compiled.sql} is not one of ${Object.keys(marks).join(', ')}`);
+        if (key === undefined)
+          throw new Error(
+            `preparedQuery: a parameter of ${compiled.sql} is not one of ${Object.keys(marks).join(', ')}`,
+          );
         return key as keyof P;
       });
       if (!names.has(compiled.sql)) names.set(compiled.sql, `mg_${names.size + 1}`);
@@ -46,7 +51,8 @@ export function clientClass(clock: ChangeClock): typeof pg.Client {
   return class PreparingClient extends pg.Client {
     override query(...args: any[]): any {
       const [text, values] = args;
-      if (typeof text !== 'string' || !Array.isArray(values) || args.length !== 2) return (super.query as (...a: any[]) => any)(...args);
+      if (typeof text !== 'string' || !Array.isArray(values) || args.length !== 2)
+        return (super.query as (...a: any[]) => any)(...args);
       const name = names.get(text);
       const pending: Promise<pg.QueryResult> = name ? super.query({ name, text, values }) : super.query(text, values);
       return pending.then(

@@ -10,7 +10,8 @@ import type { MailTables } from './schema/mail.ts';
 import type { DashboardTables } from './schema/dashboard.ts';
 
 export interface DB
-  extends CoreTables,
+  extends
+    CoreTables,
     ImportsTables,
     CampaignsTables,
     SegmentsTables,

@@ -21,7 +21,10 @@ export class NotFound extends DomainError {
 /** Per-field messages; `message` is the first problem in words, for faces that show one line (MCP). */
 export class Validation extends DomainError {
   readonly kind = 'validation';
-  constructor(readonly fields: FieldErrors, message = 'Validation failed') {
+  constructor(
+    readonly fields: FieldErrors,
+    message = 'Validation failed',
+  ) {
     super(message, fields);
   }
   static field(field: string, message: string): Validation {

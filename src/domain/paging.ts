@@ -8,7 +8,10 @@ export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 25;
 
 const positive = (what: string, coerce: boolean) =>
-  (coerce ? z.coerce.number({ error: `${what} must be a positive integer` }) : z.number({ error: `${what} must be a positive integer` }))
+  (coerce
+    ? z.coerce.number({ error: `${what} must be a positive integer` })
+    : z.number({ error: `${what} must be a positive integer` })
+  )
     .int(`${what} must be a positive integer`)
     .min(1, `${what} must be a positive integer`);
 

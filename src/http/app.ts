@@ -49,16 +49,27 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.get('/api/health', async (req, reply) => {
     // spec: 503 {status:'down', message} when unhealthy; the database must answer within 1 s
     const healthy = await Promise.race([
-      sql`select 1`.execute(app.db).then(() => true, () => false),
+      sql`select 1`.execute(app.db).then(
+        () => true,
+        () => false,
+      ),
       new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
     ]);
     if (!healthy) return reply.code(503).send({ status: 'down', message: 'Database is not responding' });
-    return { status: 'ok', message: 'Service is healthy', timestamp: new Date().toISOString(), version: config.version };
+    return {
+      status: 'ok',
+      message: 'Service is healthy',
+      timestamp: new Date().toISOString(),
+      version: config.version,
+    };
   });
 
   const restLimiter = new KeyRateLimiter('rest', config.REST_RATE_LIMIT, deps.redis);
   await app.register(restApi, { prefix: '/api/v1/external', limiter: restLimiter });
-  await app.register(mcpEndpoint, { prefix: '/mcp', limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, deps.redis) } as any);
+  await app.register(mcpEndpoint, {
+    prefix: '/mcp',
+    limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, deps.redis),
+  } as any);
   await app.register(adminApi, { prefix: '/admin/v1' });
   await app.register(publicRoutes);
   await app.register(dashboard);

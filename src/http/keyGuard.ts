@@ -24,7 +24,10 @@ export function keyGuard(db: Db, limiter: KeyRateLimiter, refusals: KeyRefusals)
       return undefined;
     }
     const limit = await limiter.consume(auth.keyId);
-    reply.header('RateLimit-Limit', limit.limit).header('RateLimit-Remaining', limit.remaining).header('RateLimit-Reset', limit.resetSeconds);
+    reply
+      .header('RateLimit-Limit', limit.limit)
+      .header('RateLimit-Remaining', limit.remaining)
+      .header('RateLimit-Reset', limit.resetSeconds);
     if (limit.allowed) return auth;
     reply.code(429).header('Retry-After', limit.retryAfter).send(refusals.rateLimited(limit));
     return undefined;

@@ -29,7 +29,10 @@ export interface CsvUpload {
 }
 
 /** Registers multipart on the face's plugin and returns its reader of one CSV upload. */
-export async function csvUploads(app: FastifyInstance, o: CsvUploadOptions): Promise<(req: FastifyRequest, accountId: string) => Promise<CsvUpload>> {
+export async function csvUploads(
+  app: FastifyInstance,
+  o: CsvUploadOptions,
+): Promise<(req: FastifyRequest, accountId: string) => Promise<CsvUpload>> {
   const limit = app.config.IMPORT_MAX_BYTES;
   await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: o.fields, fieldSize: o.fieldSize } });
   const tooLarge = () => Object.assign(new Error(o.messages.tooLarge(limit)), { statusCode: 413 });
@@ -55,9 +58,14 @@ export async function csvUploads(app: FastifyInstance, o: CsvUploadOptions): Pro
       if (!upload) throw Validation.field('file', o.messages.noFile);
     } catch (err) {
       if (upload) await imports.discard(app.db, upload);
-      if ((err as { code?: string }).code === 'FST_FILES_LIMIT' || (err as { code?: string }).code === 'FST_PARTS_LIMIT') throw Validation.field('file', 'Send one file');
+      if (
+        (err as { code?: string }).code === 'FST_FILES_LIMIT' ||
+        (err as { code?: string }).code === 'FST_PARTS_LIMIT'
+      )
+        throw Validation.field('file', 'Send one file');
       // busboy rejects a body it cannot read (no boundary, cut short) with a plain Error: the client's fault
-      if (isMalformedMultipart(err)) throw Validation.field('file', `Malformed multipart body: ${(err as Error).message}`);
+      if (isMalformedMultipart(err))
+        throw Validation.field('file', `Malformed multipart body: ${(err as Error).message}`);
       throw err;
     }
     return { upload, groupIds };

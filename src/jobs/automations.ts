@@ -11,7 +11,12 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
   const { db, config, log, transport } = ctx;
   const feed = triggers.eventFeed();
 
-  const runLoop = startLoop('automation runs', config.WORKER_POLL_MS, log, async () => (await runs.advanceDue({ db, config, transport })) > 0);
+  const runLoop = startLoop(
+    'automation runs',
+    config.WORKER_POLL_MS,
+    log,
+    async () => (await runs.advanceDue({ db, config, transport })) > 0,
+  );
 
   const triggerLoop = startLoop('automation triggers', config.WORKER_POLL_MS, log, async () => {
     const { handled, started } = await triggers.scan(db, feed);

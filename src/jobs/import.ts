@@ -9,7 +9,11 @@ const RETRY_LIMIT = 5;
 const ABANDONED_AFTER_MS = 3_600_000;
 
 export async function register(ctx: WorkerContext): Promise<StopFn> {
-  const deps: imports.WorkerDeps = { verifier: fromConfig(ctx.config), secret: ctx.config.secret, idsInNode: ctx.handle.kind === 'pglite' };
+  const deps: imports.WorkerDeps = {
+    verifier: fromConfig(ctx.config),
+    secret: ctx.config.secret,
+    idsInNode: ctx.handle.kind === 'pglite',
+  };
   let stopping = false;
 
   // PostgreSQL runs one INSERT on one core: two runners per import work two parts at once (measured in

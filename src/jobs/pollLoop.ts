@@ -9,7 +9,12 @@ export interface PollLoop {
 }
 
 /** `round` returns true when it did work (then the next round runs without waiting). */
-export function startLoop(name: string, intervalMs: number, log: FastifyBaseLogger, round: (signal: AbortSignal) => Promise<boolean>): PollLoop {
+export function startLoop(
+  name: string,
+  intervalMs: number,
+  log: FastifyBaseLogger,
+  round: (signal: AbortSignal) => Promise<boolean>,
+): PollLoop {
   const abort = new AbortController();
   let wakeUp: (() => void) | undefined;
   let woken = false;

@@ -75,9 +75,13 @@ export class Queue {
     await this.ensureQueue(name);
     const workers = Math.max(1, opts.concurrency ?? 1);
     for (let i = 0; i < workers; i++) {
-      await this.boss.work<T>(name, { pollingIntervalSeconds: this.pollSeconds, batchSize: opts.batchSize ?? 1 }, async (jobs) => {
-        for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as any).retryCount ?? 0 });
-      });
+      await this.boss.work<T>(
+        name,
+        { pollingIntervalSeconds: this.pollSeconds, batchSize: opts.batchSize ?? 1 },
+        async (jobs) => {
+          for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as any).retryCount ?? 0 });
+        },
+      );
     }
   }
 

@@ -50,8 +50,12 @@ class Sender {
   async start(): Promise<void> {
     const { db, config, handle, log } = this.ctx;
     // PGlite allows one process per data dir: whatever is still 'sending' now was cut off by a crash
-    const n = await sending.keepAlive(db, this.me, { leaseMs: config.SEND_LEASE_MS, allButMe: handle.kind === 'pglite' });
-    if (n > 0) this.ctx.log.warn(`send: ${n} recipients were mid-send when a worker stopped; marked interrupted, not re-sent`);
+    const n = await sending.keepAlive(db, this.me, {
+      leaseMs: config.SEND_LEASE_MS,
+      allButMe: handle.kind === 'pglite',
+    });
+    if (n > 0)
+      this.ctx.log.warn(`send: ${n} recipients were mid-send when a worker stopped; marked interrupted, not re-sent`);
     this.timer = setInterval(() => void this.beat(), Math.max(100, Math.floor(config.SEND_LEASE_MS / 3)));
     this.timer.unref();
     for (let i = 0; i < LANES; i++) this.lanes.push(startLoop('send', config.WORKER_POLL_MS, log, () => this.round()));
@@ -109,7 +113,9 @@ class Sender {
     const ready = sending.activeOnly(batch, outcomes);
     if (this.transport.sendMany && config.SEND_RATE_PER_SECOND === 0) {
       const built = ready.flatMap((row) => sending.compose(campaign, row, outcomes));
-      const results = await this.transport.sendMany(built.map((b) => b.msg)).catch((err) => built.map(() => sending.transient(err)));
+      const results = await this.transport
+        .sendMany(built.map((b) => b.msg))
+        .catch((err) => built.map(() => sending.transient(err)));
       built.forEach((b, i) => outcomes.push(sending.outcomeOf(config, b.row, results[i]!)));
     } else {
       await this.pump(campaign, ready, outcomes);
@@ -131,7 +137,11 @@ class Sender {
           await sending.record(this.ctx.db, this.me, outcomes);
           return;
         } catch (err) {
-          if (attempt >= 5) return void this.ctx.log.error({ err }, 'send: could not record a batch; its rows stay sending until this worker restarts, then become interrupted');
+          if (attempt >= 5)
+            return void this.ctx.log.error(
+              { err },
+              'send: could not record a batch; its rows stay sending until this worker restarts, then become interrupted',
+            );
           await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
         }
       }
@@ -146,7 +156,11 @@ class Sender {
    * Stops handing out messages on cancel or shutdown. Nothing per message outlives its send: a batch's
    * worth of held promises or copies would survive into V8's old generation (docs/performance.md, Sending).
    */
-  private async pump(campaign: sending.PreparedCampaign, rows: sending.Claimed[], outcomes: sending.Outcome[]): Promise<void> {
+  private async pump(
+    campaign: sending.PreparedCampaign,
+    rows: sending.Claimed[],
+    outcomes: sending.Outcome[],
+  ): Promise<void> {
     const { config } = this.ctx;
     let pending = 0;
     let drained: (() => void) | undefined;

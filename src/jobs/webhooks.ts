@@ -9,7 +9,12 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
   const { db, config, log } = ctx;
   const feed = delivery.eventFeed();
 
-  const deliver = startLoop('webhook delivery', config.WORKER_POLL_MS, log, async (signal) => (await delivery.deliverDue(db, config, signal)) > 0);
+  const deliver = startLoop(
+    'webhook delivery',
+    config.WORKER_POLL_MS,
+    log,
+    async (signal) => (await delivery.deliverDue(db, config, signal)) > 0,
+  );
 
   const fanOut = startLoop('webhook fan-out', config.WORKER_POLL_MS, log, async () => {
     const { handled, queued } = await delivery.fanOutNext(db, feed);

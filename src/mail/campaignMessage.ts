@@ -17,7 +17,12 @@ export interface PreparedCampaign {
   build(subscriber: RenderSubscriber): OutgoingMessage;
 }
 
-export function prepare(config: Config, c: CampaignRow, account: Pick<Account, 'default_from_name' | 'default_from_email' | 'default_reply_to' | 'tracking_enabled'>, links: { idx: number; url: string }[]): PreparedCampaign {
+export function prepare(
+  config: Config,
+  c: CampaignRow,
+  account: Pick<Account, 'default_from_name' | 'default_from_email' | 'default_reply_to' | 'tracking_enabled'>,
+  links: { idx: number; url: string }[],
+): PreparedCampaign {
   const linkIndex = new Map(links.map((l) => [l.url, l.idx]));
   const tracked = account.tracking_enabled;
   // links and pixel are woven into the template here, once; each message only fills in its signed token
@@ -33,7 +38,9 @@ export function prepare(config: Config, c: CampaignRow, account: Pick<Account, '
     build(subscriber) {
       const unsubscribe = unsubscribeUrl(config, c.account_id, subscriber.id, { campaign_id: c.id });
       const token = tracked ? trackToken(config.secret, c.id, subscriber.id) : '';
-      const tracking = tracked ? { click: `${config.publicUrl}/t/c/${token}`, open: openUrl(config, c.id, subscriber.id, token) } : undefined;
+      const tracking = tracked
+        ? { click: `${config.publicUrl}/t/c/${token}`, open: openUrl(config, c.id, subscriber.id, token) }
+        : undefined;
       const m = renderMessage(template, { subscriber, campaign, unsubscribeUrl: unsubscribe, tracking });
       return {
         accountId: c.account_id,

@@ -10,7 +10,8 @@ type Part = string | { path: string[]; fallback?: string };
 export type FastTemplate = (scope: Record<string, unknown>) => string | undefined;
 
 const OUTPUT = /\{\{(.*?)\}\}/gs;
-const EXPRESSION = /^\s*([A-Za-z_]\w*(?:\.[A-Za-z_][\w-]*)*)\s*(?:\|\s*default\s*:\s*(?:"([^"\\{}]*)"|'([^'\\{}]*)')\s*)?$/;
+const EXPRESSION =
+  /^\s*([A-Za-z_]\w*(?:\.[A-Za-z_][\w-]*)*)\s*(?:\|\s*default\s*:\s*(?:"([^"\\{}]*)"|'([^'\\{}]*)')\s*)?$/;
 
 // literals and the drop properties liquidjs resolves itself (`email.size`, `list.first`)
 const LIQUID_SPECIAL = new Set(['nil', 'null', 'true', 'false', 'empty', 'blank', 'size', 'first', 'last']);
@@ -42,7 +43,11 @@ export function compileFast(source: string, escape: boolean): FastTemplate | und
         continue;
       }
       let v: unknown = scope;
-      for (const key of p.path) v = v !== null && typeof v === 'object' && Object.hasOwn(v, key) ? (v as Record<string, unknown>)[key] : undefined;
+      for (const key of p.path)
+        v =
+          v !== null && typeof v === 'object' && Object.hasOwn(v, key)
+            ? (v as Record<string, unknown>)[key]
+            : undefined;
       // liquidjs's default: empty strings and nil/false take the fallback (0 does not)
       if (p.fallback !== undefined && (v === undefined || v === null || v === false || v === '')) v = p.fallback;
       let s: string;

@@ -8,7 +8,11 @@ import { formatAddress } from './transport.ts';
  * Headers for one recipient's message. `unsubscribeUrl` comes from unsubscribeUrl() (unsubscribe.ts).
  * Gmail and Yahoo require both List-Unsubscribe and List-Unsubscribe-Post for bulk senders.
  */
-export function bulkHeaders(config: Config, unsubscribeUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+export function bulkHeaders(
+  config: Config,
+  unsubscribeUrl: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const token = unsubscribeUrl.slice(unsubscribeUrl.lastIndexOf('/') + 1);
   const targets = [`<${unsubscribeUrl}>`];
   if (config.UNSUBSCRIBE_MAILTO) targets.push(`<mailto:${config.UNSUBSCRIBE_MAILTO}?subject=unsubscribe%20${token}>`);
@@ -36,7 +40,11 @@ export interface AccountDefaults {
  * From and Reply-To for a message: the message's own fields, else the account defaults, else MAIL_FROM.
  * A from_name without a from_email borrows the address of the next level down.
  */
-export function resolveSender(config: Config, own: SenderFields, account: AccountDefaults): { from: string; replyTo?: string } {
+export function resolveSender(
+  config: Config,
+  own: SenderFields,
+  account: AccountDefaults,
+): { from: string; replyTo?: string } {
   const email = own.from_email || account.default_from_email;
   const name = own.from_name || account.default_from_name;
   let from: string;

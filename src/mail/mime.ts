@@ -35,7 +35,20 @@ export interface ComposedMessage {
 }
 
 // headers this composer writes itself; a caller's header of the same name makes the message take nodemailer's path
-const OWN = new Set(['from', 'to', 'cc', 'bcc', 'sender', 'reply-to', 'subject', 'message-id', 'date', 'mime-version', 'content-type', 'content-transfer-encoding']);
+const OWN = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'sender',
+  'reply-to',
+  'subject',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+]);
 // a bare address that needs neither quoting nor punycode: printed exactly as given
 const PLAIN_ADDRESS = /^[A-Za-z0-9!#$%&'*+\/=?^_`{|}~.-]+@[A-Za-z0-9.-]+$/;
 const PRINTABLE = /^[\x20-\x7e]*$/;
@@ -64,12 +77,20 @@ export function composeMessage(m: MimeMessage): ComposedMessage | undefined {
   }
   const date = (m.date ?? new Date()).toUTCString().replace(/GMT/, '+0000');
   let head =
-    from.line + '\r\n' +
+    from.line +
+    '\r\n' +
     (replyTo ? replyTo.line + '\r\n' : '') +
-    'To: ' + m.to + '\r\n' +
-    headerLine('Subject', m.subject) + '\r\n' +
-    'Message-ID: ' + encoder.encodeHeaderValue('Message-ID', m.messageId) + '\r\n' +
-    'Date: ' + date + '\r\n' +
+    'To: ' +
+    m.to +
+    '\r\n' +
+    headerLine('Subject', m.subject) +
+    '\r\n' +
+    'Message-ID: ' +
+    encoder.encodeHeaderValue('Message-ID', m.messageId) +
+    '\r\n' +
+    'Date: ' +
+    date +
+    '\r\n' +
     'MIME-Version: 1.0\r\n' +
     extra;
   const parts: string[] = [];
@@ -79,7 +100,9 @@ export function composeMessage(m: MimeMessage): ComposedMessage | undefined {
   if (parts.length === 2) {
     // "=_" occurs neither in quoted-printable output ("=" is always written as =3D) nor in a 7bit body
     // (bodyPart takes 7bit only when there is no "=" at all), so this boundary cannot collide with either
-    raw = head + `Content-Type: multipart/alternative;\r\n boundary="${BOUNDARY}"\r\n\r\n--${BOUNDARY}\r\n${parts[0]}\r\n--${BOUNDARY}\r\n${parts[1]}\r\n--${BOUNDARY}--\r\n`;
+    raw =
+      head +
+      `Content-Type: multipart/alternative;\r\n boundary="${BOUNDARY}"\r\n\r\n--${BOUNDARY}\r\n${parts[0]}\r\n--${BOUNDARY}\r\n${parts[1]}\r\n--${BOUNDARY}--\r\n`;
   } else {
     raw = head + (parts[0] ?? bodyPart('text/plain', '')) + '\r\n';
   }
@@ -93,7 +116,10 @@ const BOUNDARY = `=_mg_${randomBytes(12).toString('hex')}`;
  * nodemailer would, minus its "=" case), else UTF-8 quoted-printable. Line breaks become CRLF either way.
  */
 function bodyPart(type: 'text/plain' | 'text/html', s: string): string {
-  return `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: ` + (is7bit(s) ? '7bit\r\n\r\n' + crlf(s) : 'quoted-printable\r\n\r\n' + encodeQuotedPrintable(s));
+  return (
+    `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: ` +
+    (is7bit(s) ? '7bit\r\n\r\n' + crlf(s) : 'quoted-printable\r\n\r\n' + encodeQuotedPrintable(s))
+  );
 }
 
 /** Printable ASCII, tabs and line breaks only, no "=", no line longer than 76. */
@@ -124,7 +150,10 @@ function addressHeader(key: 'From' | 'Reply-To', value: string): { line: string;
   if (hit === undefined) {
     const first = addressparser(value, { flatten: true })[0] as { address?: string } | undefined;
     const address = first?.address;
-    hit = address && PLAIN_ADDRESS.test(address) ? { line: foldLines(key + ': ' + encoder.encodeHeaderValue(key, value), 76), address } : null;
+    hit =
+      address && PLAIN_ADDRESS.test(address)
+        ? { line: foldLines(key + ': ' + encoder.encodeHeaderValue(key, value), 76), address }
+        : null;
     if (addressLines.size >= 1000) addressLines.clear();
     addressLines.set(k, hit);
   }

@@ -96,7 +96,8 @@ export interface RenderedMessage {
 }
 
 // appended when the template has no unsubscribe link of its own
-const FOOTER = '\n<p style="font-size:12px;color:#777;text-align:center;margin-top:32px">' +
+const FOOTER =
+  '\n<p style="font-size:12px;color:#777;text-align:center;margin-top:32px">' +
   'You receive this email because you subscribed. <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>\n';
 
 /**
@@ -129,7 +130,11 @@ export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking):
     html: parse(htmlEngine, 'html', html),
     text: textSource !== undefined ? parse(textEngine, 'text', textSource) : [],
     preview_text: t.preview_text ?? undefined,
-    fast: { subject: compileFast(t.subject, false), html: compileFast(html, true), text: textSource !== undefined ? compileFast(textSource, false) : undefined },
+    fast: {
+      subject: compileFast(t.subject, false),
+      html: compileFast(html, true),
+      text: textSource !== undefined ? compileFast(textSource, false) : undefined,
+    },
   };
   if (problems.length > 0) throw new TemplateError(problems);
   // the text part is derived from the HTML template once (Liquid survives html-to-text), not per message
@@ -155,7 +160,10 @@ function derivedText(html: string): { templates: Template[]; source?: string } {
 
 /** One subscriber's message. Accepts a compiled template (fast path) or the raw parts. */
 export function renderMessage(template: CompiledTemplate | MessageTemplate, ctx: RenderContext): RenderedMessage {
-  const t = 'html' in template && typeof template.html === 'string' ? compileTemplate(template as MessageTemplate) : (template as CompiledTemplate);
+  const t =
+    'html' in template && typeof template.html === 'string'
+      ? compileTemplate(template as MessageTemplate)
+      : (template as CompiledTemplate);
   const scope = {
     subscriber: subscriberScope(ctx.subscriber),
     campaign: ctx.campaign ? { id: ctx.campaign.id, name: ctx.campaign.name } : {},
@@ -164,10 +172,17 @@ export function renderMessage(template: CompiledTemplate | MessageTemplate, ctx:
     tracking: ctx.tracking ?? { click: '', open: '' },
   };
   let html = t.fast.html?.(scope) ?? (htmlEngine.renderSync(t.html, scope) as string);
-  const text = t.text.length > 0 ? (t.fast.text?.(scope) ?? (textEngine.renderSync(t.text, scope) as string)) : toText(html);
+  const text =
+    t.text.length > 0 ? (t.fast.text?.(scope) ?? (textEngine.renderSync(t.text, scope) as string)) : toText(html);
   if (ctx.rewriteLinks) html = rewriteHrefs(html, ctx.rewriteLinks);
-  if (ctx.trackOpen) html = insertBeforeBodyClose(html, `<img src="${escapeHtml(ctx.trackOpen)}" width="1" height="1" alt="" style="display:block;border:0">`);
-  const subject = (t.fast.subject?.(scope) ?? (textEngine.renderSync(t.subject, scope) as string)).replace(/[\r\n]+/g, ' ').trim();
+  if (ctx.trackOpen)
+    html = insertBeforeBodyClose(
+      html,
+      `<img src="${escapeHtml(ctx.trackOpen)}" width="1" height="1" alt="" style="display:block;border:0">`,
+    );
+  const subject = (t.fast.subject?.(scope) ?? (textEngine.renderSync(t.subject, scope) as string))
+    .replace(/[\r\n]+/g, ' ')
+    .trim();
   return { subject, html, text: text.trim() + '\n' };
 }
 
@@ -203,5 +218,10 @@ function insertAfterBodyOpen(html: string, fragment: string): string {
 }
 
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }

@@ -56,7 +56,9 @@ export class SmtpPool {
     const slot = await this.acquire();
     try {
       const info = await new Promise<{ response: string }>((resolve, reject) =>
-        slot.conn.send(envelope, this.dkim ? this.dkim.sign(message) : message, (err, info) => (err ? reject(err) : resolve(info as { response: string }))),
+        slot.conn.send(envelope, this.dkim ? this.dkim.sign(message) : message, (err, info) =>
+          err ? reject(err) : resolve(info as { response: string }),
+        ),
       );
       this.release(slot);
       return info.response;
@@ -131,7 +133,10 @@ export class SmtpPool {
     conn.once('end', () => this.evict(slot));
     try {
       await new Promise<void>((resolve, reject) => {
-        const fail = (err?: Error) => reject(err ?? Object.assign(new Error('Connection closed before the SMTP greeting'), { code: 'ECONNECTION' }));
+        const fail = (err?: Error) =>
+          reject(
+            err ?? Object.assign(new Error('Connection closed before the SMTP greeting'), { code: 'ECONNECTION' }),
+          );
         conn.once('error', fail);
         conn.once('end', fail);
         conn.connect(() => {
@@ -140,8 +145,10 @@ export class SmtpPool {
           resolve();
         });
       });
-      if (auth && conn.allowsAuth) await new Promise<void>((resolve, reject) => conn.login(auth, (err) => (err ? reject(err) : resolve())));
-      if (slot.dead) throw Object.assign(new Error('Connection closed after the SMTP greeting'), { code: 'ECONNECTION' });
+      if (auth && conn.allowsAuth)
+        await new Promise<void>((resolve, reject) => conn.login(auth, (err) => (err ? reject(err) : resolve())));
+      if (slot.dead)
+        throw Object.assign(new Error('Connection closed after the SMTP greeting'), { code: 'ECONNECTION' });
       return slot;
     } catch (err) {
       this.drop(slot);
@@ -149,4 +156,3 @@ export class SmtpPool {
     }
   }
 }
-

@@ -36,7 +36,8 @@ export function automationTrackToken(secret: string, automationEmailId: string):
 /** The email a token was made for, or undefined when it is forged, truncated or of another purpose. */
 export function readTrackToken(secret: string, token: string): TrackTarget | undefined {
   const p = verify(secret, PURPOSE, token);
-  if (p?.length === 32) return { campaign_id: bytesUuid(p.subarray(0, 16)), subscriber_id: bytesUuid(p.subarray(16, 32)) };
+  if (p?.length === 32)
+    return { campaign_id: bytesUuid(p.subarray(0, 16)), subscriber_id: bytesUuid(p.subarray(16, 32)) };
   if (p?.length === 17 && p[0] === AUTOMATION_KIND) return { automation_email_id: bytesUuid(p.subarray(1)) };
   return undefined;
 }
@@ -47,12 +48,23 @@ export function trackingUrls(config: Config, token: string): { click: string; op
 }
 
 /** The open pixel's URL for one recipient of a campaign. */
-export function openUrl(config: Config, campaignId: string, subscriberId: string, token = trackToken(config.secret, campaignId, subscriberId)): string {
+export function openUrl(
+  config: Config,
+  campaignId: string,
+  subscriberId: string,
+  token = trackToken(config.secret, campaignId, subscriberId),
+): string {
   return trackingUrls(config, token).open;
 }
 
 /** The redirect URL of stored link `link` for one recipient of a campaign. */
-export function clickUrl(config: Config, campaignId: string, subscriberId: string, link: number, token = trackToken(config.secret, campaignId, subscriberId)): string {
+export function clickUrl(
+  config: Config,
+  campaignId: string,
+  subscriberId: string,
+  link: number,
+  token = trackToken(config.secret, campaignId, subscriberId),
+): string {
   return `${trackingUrls(config, token).click}/${link}`;
 }
 

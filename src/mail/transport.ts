@@ -16,8 +16,7 @@ export interface OutgoingMessage extends Omit<MimeMessage, 'messageId' | 'date'>
 }
 
 export type SendResult =
-  | { ok: true; messageId: string; response?: string }
-  | { ok: false; permanent: boolean; code?: number; error: string };
+  { ok: true; messageId: string; response?: string } | { ok: false; permanent: boolean; code?: number; error: string };
 
 export interface MailTransport {
   readonly kind: 'smtp' | 'outbox';
@@ -41,7 +40,11 @@ export function createTransport(config: Config, db: Db): MailTransport {
 function smtpTransport(config: Config): MailTransport {
   const dkim =
     config.DKIM_DOMAIN && config.DKIM_SELECTOR && config.DKIM_PRIVATE_KEY
-      ? { domainName: config.DKIM_DOMAIN, keySelector: config.DKIM_SELECTOR, privateKey: config.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
+      ? {
+          domainName: config.DKIM_DOMAIN,
+          keySelector: config.DKIM_SELECTOR,
+          privateKey: config.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n'),
+        }
       : undefined;
   const url = new URL(config.SMTP_URL!);
   // SEND_CONCURRENCY connections, each reused for every message (reconnecting per message halves throughput)
@@ -67,7 +70,12 @@ function smtpTransport(config: Config): MailTransport {
       } catch (err: any) {
         const code: number | undefined = err.responseCode;
         // 5xx is the server's final no; anything else (4xx, refused, timeout) may work later
-        return { ok: false, permanent: code !== undefined && code >= 500, code, error: String(err.response ?? err.message) };
+        return {
+          ok: false,
+          permanent: code !== undefined && code >= 500,
+          code,
+          error: String(err.response ?? err.message),
+        };
       }
     },
     async close() {
@@ -77,8 +85,20 @@ function smtpTransport(config: Config): MailTransport {
 }
 
 /** nodemailer's own composition, for the messages mime.ts does not take (IDN / SMTPUTF8 addresses, …). */
-async function composeWithNodemailer(msg: OutgoingMessage, messageId: string): Promise<{ raw: Buffer; envelope: { from: string; to: string[] } }> {
-  const node = new MailComposer({ from: msg.from, to: msg.to, subject: msg.subject, html: msg.html, text: msg.text, replyTo: msg.replyTo, headers: msg.headers, messageId: `<${messageId}>` }).compile();
+async function composeWithNodemailer(
+  msg: OutgoingMessage,
+  messageId: string,
+): Promise<{ raw: Buffer; envelope: { from: string; to: string[] } }> {
+  const node = new MailComposer({
+    from: msg.from,
+    to: msg.to,
+    subject: msg.subject,
+    html: msg.html,
+    text: msg.text,
+    replyTo: msg.replyTo,
+    headers: msg.headers,
+    messageId: `<${messageId}>`,
+  }).compile();
   const envelope = node.getEnvelope();
   return { raw: await node.build(), envelope: { from: envelope.from || '', to: envelope.to } };
 }
@@ -104,7 +124,10 @@ function outboxTransport(config: Config, db: Db): MailTransport {
     async sendMany(msgs) {
       if (msgs.length === 0) return [];
       const ids = msgs.map((m) => m.messageId ?? newMessageId(config));
-      await db.insertInto('outbox').values(msgs.map((m, i) => row(m, ids[i]!))).execute();
+      await db
+        .insertInto('outbox')
+        .values(msgs.map((m, i) => row(m, ids[i]!)))
+        .execute();
       return ids.map((messageId) => ({ ok: true as const, messageId }));
     },
     async close() {},

@@ -19,7 +19,12 @@ export interface UnsubscribeToken extends UnsubscribeSource {
   subscriber_id: string;
 }
 
-export function unsubscribeToken(secret: string, accountId: string, subscriberId: string, source: UnsubscribeSource = {}): string {
+export function unsubscribeToken(
+  secret: string,
+  accountId: string,
+  subscriberId: string,
+  source: UnsubscribeSource = {},
+): string {
   const kind = source.campaign_id ? KIND.campaign : source.automation_id ? KIND.automation : KIND.none;
   const parts = [Buffer.from([VERSION, kind]), uuidBytes(accountId), uuidBytes(subscriberId)];
   const sourceId = source.campaign_id ?? source.automation_id;
@@ -32,7 +37,12 @@ export function unsubscribeToken(secret: string, accountId: string, subscriberId
  * `unsubscribe_url` Liquid variable and in the List-Unsubscribe header (see headers.ts).
  * Example: unsubscribeUrl(config, accountId, subscriber.id, { automation_id })
  */
-export function unsubscribeUrl(config: Config, accountId: string, subscriberId: string, source: UnsubscribeSource = {}): string {
+export function unsubscribeUrl(
+  config: Config,
+  accountId: string,
+  subscriberId: string,
+  source: UnsubscribeSource = {},
+): string {
   return `${config.publicUrl}/u/${unsubscribeToken(config.secret, accountId, subscriberId, source)}`;
 }
 
@@ -40,7 +50,10 @@ export function unsubscribeUrl(config: Config, accountId: string, subscriberId: 
 export function readUnsubscribeToken(secret: string, token: string): UnsubscribeToken | undefined {
   const p = verify(secret, PURPOSE, token);
   if (!p || p.length < 34 || p[0] !== VERSION) return undefined;
-  const out: UnsubscribeToken = { account_id: bytesUuid(p.subarray(2, 18)), subscriber_id: bytesUuid(p.subarray(18, 34)) };
+  const out: UnsubscribeToken = {
+    account_id: bytesUuid(p.subarray(2, 18)),
+    subscriber_id: bytesUuid(p.subarray(18, 34)),
+  };
   if (p[1] === KIND.campaign && p.length === 50) out.campaign_id = bytesUuid(p.subarray(34, 50));
   else if (p[1] === KIND.automation && p.length === 50) out.automation_id = bytesUuid(p.subarray(34, 50));
   else if (p[1] !== KIND.none || p.length !== 34) return undefined;

@@ -5,11 +5,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import madge from 'madge';
 
-const graph = await madge('src', { fileExtensions: ['ts'], includeNpm: false, detectiveOptions: { ts: { skipTypeImports: false } } });
+const graph = await madge('src', {
+  fileExtensions: ['ts'],
+  includeNpm: false,
+  detectiveOptions: { ts: { skipTypeImports: false } },
+});
 const edges = Object.entries(graph.obj()).flatMap(([from, tos]) => tos.map((to) => [from, to] as const));
 
 test('no import cycle between files of src/', () => {
-  assert.deepEqual(graph.circular().map((cycle) => cycle.join(' > ')), []);
+  assert.deepEqual(
+    graph.circular().map((cycle) => cycle.join(' > ')),
+    [],
+  );
 });
 
 /** Folders that must not import from the given others. */
@@ -23,5 +30,8 @@ test('layers point one way: faces → domain → db/mail', () => {
   const backwards = edges.filter(([from, to]) =>
     FORBIDDEN.some(([layer, banned]) => from.startsWith(layer) && banned.some((b) => to.startsWith(b))),
   );
-  assert.deepEqual(backwards.map(([from, to]) => `${from} → ${to}`), []);
+  assert.deepEqual(
+    backwards.map(([from, to]) => `${from} → ${to}`),
+    [],
+  );
 });

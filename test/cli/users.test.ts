@@ -9,7 +9,8 @@ import { openDb } from '../../src/db/client.ts';
 import * as users from '../../src/domain/accounts/users.ts';
 import { cliWithInput } from '../support/cli.ts';
 
-const cli = (dataDir: string, stdin: string, ...args: string[]) => cliWithInput({ MAILGROVE_DATA_DIR: dataDir }, stdin, ...args);
+const cli = (dataDir: string, stdin: string, ...args: string[]) =>
+  cliWithInput({ MAILGROVE_DATA_DIR: dataDir }, stdin, ...args);
 
 test('CLI › users set-password lets an operator-created owner sign in; short passwords and unknown users are refused', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailgrove-users-'));
@@ -32,7 +33,10 @@ test('CLI › users set-password lets an operator-created owner sign in; short p
 
   const handle = await openDb({ dataDir });
   try {
-    assert.ok(await users.authenticatePassword(handle.db, 'owner@acme.test', 'correct horse battery'), 'the new password signs in');
+    assert.ok(
+      await users.authenticatePassword(handle.db, 'owner@acme.test', 'correct horse battery'),
+      'the new password signs in',
+    );
     assert.equal(await users.authenticatePassword(handle.db, 'owner@acme.test', 'short'), undefined);
   } finally {
     await handle.close();

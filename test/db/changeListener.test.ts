@@ -21,7 +21,9 @@ describe('change listener', { skip }, () => {
     await other.connect();
     try {
       assert.equal(await until(() => clock.reliable, 5000), true);
-      const account = (await other.query(`insert into accounts (name, subscriber_limit) values ('Listener', 10) returning id`)).rows[0].id;
+      const account = (
+        await other.query(`insert into accounts (name, subscriber_limit) values ('Listener', 10) returning id`)
+      ).rows[0].id;
       const before = clock.now;
       await other.query(`insert into groups (account_id, name) values ($1, 'G')`, [account]);
       assert.equal(await until(() => clock.now > before, 5000), true, 'groups insert heard');
@@ -45,7 +47,9 @@ describe('change listener', { skip }, () => {
     await admin.connect();
     try {
       assert.equal(await until(() => clock.reliable, 5000), true);
-      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'mailgrove-listener-test'`);
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'mailgrove-listener-test'`,
+      );
       assert.equal(await until(() => !clock.reliable, 5000), true, 'unreliable after the outage');
       assert.equal(await until(() => clock.reliable, 5000), true, 'reliable again after reconnecting');
     } finally {

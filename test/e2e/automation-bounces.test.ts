@@ -17,7 +17,11 @@ import { startReceiver } from '../support/receiver.ts';
 import { client } from '../support/server.ts';
 import { until } from '../support/until.ts';
 
-const { s, mailTo } = await automationServer({ WORKER_POLL_MS: 200, ALLOW_PRIVATE_WEBHOOK_URLS: true, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
+const { s, mailTo } = await automationServer({
+  WORKER_POLL_MS: 200,
+  ALLOW_PRIVATE_WEBHOOK_URLS: true,
+  WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',
+});
 const hooks = client(s.url);
 const receiver = await startReceiver();
 const received = receiver.received;
@@ -39,9 +43,20 @@ const JSON_BODY = { 'content-type': 'application/json' };
 async function account() {
   const a = await s.restAccount();
   const accountId = a.accountId;
-  const { bounce_secret } = await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const { bounce_secret } = await s.db
+    .selectFrom('accounts')
+    .select('bounce_secret')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   const status = async (email: string) =>
-    (await s.db.selectFrom('subscribers').select('status').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirstOrThrow()).status;
+    (
+      await s.db
+        .selectFrom('subscribers')
+        .select('status')
+        .where('account_id', '=', accountId)
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+    ).status;
   return { ...a, secret: bounce_secret, status };
 }
 type Account = Awaited<ReturnType<typeof account>>;
@@ -71,10 +86,20 @@ function automationMail(email: string, automationId: string) {
 async function deliver(a: Account, auto: { id: string; groupId: string }, sub: { id: string; email: string }) {
   const joined = await a.api.post(`/groups/${auto.groupId}/subscribers/${sub.id}`);
   assert.ok(joined.status < 300, JSON.stringify(joined.body));
-  const [first] = await until('the automation email', () => automationMail(sub.email, auto.id).length >= 1 && automationMail(sub.email, auto.id));
-  const run = await s.db.selectFrom('automation_runs').select('id').where('automation_id', '=', auto.id).where('subscriber_id', '=', sub.id).executeTakeFirstOrThrow();
+  const [first] = await until(
+    'the automation email',
+    () => automationMail(sub.email, auto.id).length >= 1 && automationMail(sub.email, auto.id),
+  );
+  const run = await s.db
+    .selectFrom('automation_runs')
+    .select('id')
+    .where('automation_id', '=', auto.id)
+    .where('subscriber_id', '=', sub.id)
+    .executeTakeFirstOrThrow();
   // the report can only name an email the run has recorded as sent
-  await until('email.sent recorded', async () => (await eventsOf(a.accountId, 'email.sent')).some((e) => e.data.message_id === first!.messageId));
+  await until('email.sent recorded', async () =>
+    (await eventsOf(a.accountId, 'email.sent')).some((e) => e.data.message_id === first!.messageId),
+  );
   return { runId: run.id, messageId: first!.messageId, message: first!.message };
 }
 
@@ -85,10 +110,17 @@ async function newSubscriber(a: Account, name: string) {
 }
 
 async function eventsOf(accountId: string, type: string): Promise<{ subscriber_id: string | null; data: any }[]> {
-  return s.db.selectFrom('events').select(['subscriber_id', 'data']).where('account_id', '=', accountId).where('type', '=', type).orderBy('seq').execute();
+  return s.db
+    .selectFrom('events')
+    .select(['subscriber_id', 'data'])
+    .where('account_id', '=', accountId)
+    .where('type', '=', type)
+    .orderBy('seq')
+    .execute();
 }
 
-const statsOf = async (a: Account, automationId: string) => (await a.api.get(`/automations/${automationId}`)).body.data.stats;
+const statsOf = async (a: Account, automationId: string) =>
+  (await a.api.get(`/automations/${automationId}`)).body.data.stats;
 const pick = (st: Record<string, any>, ...keys: string[]) => Object.fromEntries(keys.map((k) => [k, st[k]]));
 const ACCOUNTING = ['emails_sent', 'unsubscribes', 'bounces', 'complaints', 'soft_bounces'];
 
@@ -97,10 +129,19 @@ async function passDelayAndSettle(a: Account, automationId: string, runId: strin
   // the delay step commits after email.sent, in the run's next transaction: wait for it, or it would set
   // next_run_at after this
   await until('the run waiting on its delay', async () => {
-    const r = await s.db.selectFrom('automation_runs').select('history').where('id', '=', runId).executeTakeFirstOrThrow();
+    const r = await s.db
+      .selectFrom('automation_runs')
+      .select('history')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
     return r.history.at(-1)?.result === 'waiting';
   });
-  await s.db.updateTable('automation_runs').set({ next_run_at: new Date() }).where('id', '=', runId).where('status', '=', 'active').execute();
+  await s.db
+    .updateTable('automation_runs')
+    .set({ next_run_at: new Date() })
+    .where('id', '=', runId)
+    .where('status', '=', 'active')
+    .execute();
   return until('the run over', async () => {
     const runs = (await a.api.get(`/automations/${automationId}/activity`)).body.data.runs as any[];
     const run = runs.find((r) => r.id === runId);
@@ -111,7 +152,8 @@ async function passDelayAndSettle(a: Account, automationId: string, runId: strin
 describe('Automation bounces › reports naming an automation email are credited to it', () => {
   test('Amazon SES permanent bounce: subscriber bounced; email.bounced / subscriber.bounced carry automation_id, step, run_id (and reach a webhook); stats.bounces; not the campaign; a retry adds nothing; the run stops', async () => {
     const a = await account();
-    const hook = (await a.api.post('/webhooks', { name: 'bounces', url: receiverUrl, events: ['email.bounced'] })).body.data as { id: string; secret: string };
+    const hook = (await a.api.post('/webhooks', { name: 'bounces', url: receiverUrl, events: ['email.bounced'] })).body
+      .data as { id: string; secret: string };
     // the subscriber got a campaign email first: once the bounce was credited to it
     const email = uniqueEmail('ses-bounce');
     const campaign = await sendCampaignTo(s.db, a.api, a.accountId, [email]);
@@ -130,13 +172,29 @@ describe('Automation bounces › reports naming an automation email are credited
     const detail = `smtp; 550 5.1.1 <${email}>... User`;
     const bounced = await eventsOf(a.accountId, 'email.bounced');
     assert.equal(bounced.length, 1);
-    assert.deepEqual(bounced[0]!.data, { ...source, provider: 'ses', detail, subscriber: { id: sub.id, email }, message_id: messageId, type: 'hard' });
+    assert.deepEqual(bounced[0]!.data, {
+      ...source,
+      provider: 'ses',
+      detail,
+      subscriber: { id: sub.id, email },
+      message_id: messageId,
+      type: 'hard',
+    });
     assert.equal(bounced[0]!.subscriber_id, sub.id);
     const [subBounced] = await eventsOf(a.accountId, 'subscriber.bounced');
-    assert.deepEqual({ ...subBounced!.data, subscriber: undefined }, { ...source, provider: 'ses', detail, subscriber: undefined });
+    assert.deepEqual(
+      { ...subBounced!.data, subscriber: undefined },
+      { ...source, provider: 'ses', detail, subscriber: undefined },
+    );
     assert.equal(subBounced!.data.subscriber.status, 'bounced');
 
-    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), { emails_sent: 1, unsubscribes: 0, bounces: 1, complaints: 0, soft_bounces: 0 });
+    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), {
+      emails_sent: 1,
+      unsubscribes: 0,
+      bounces: 1,
+      complaints: 0,
+      soft_bounces: 0,
+    });
     const campaignStats = (await a.api.get(`/campaigns/${campaign.campaignId}`)).body.data.stats;
     assert.deepEqual([campaignStats.bounces, campaignStats.complaints], [0, 0], 'the campaign email did not bounce');
 
@@ -147,19 +205,35 @@ describe('Automation bounces › reports naming an automation email are credited
     assert.equal((await statsOf(a, auto.id)).bounces, 1);
 
     // the webhook gets the automation's fields, signed like every delivery
-    const delivery = await until('the email.bounced delivery', () => received.find((h) => JSON.parse(h.body).account_id === a.accountId));
+    const delivery = await until('the email.bounced delivery', () =>
+      received.find((h) => JSON.parse(h.body).account_id === a.accountId),
+    );
     const payload = new Webhook(hook.secret).verify(delivery.body, delivery.headers) as any;
     assert.equal(payload.event_type, 'email.bounced');
-    assert.deepEqual([payload.data.automation_id, payload.data.step, payload.data.run_id, payload.data.message_id], [auto.id, '0', runId, messageId]);
+    assert.deepEqual(
+      [payload.data.automation_id, payload.data.step, payload.data.run_id, payload.data.message_id],
+      [auto.id, '0', runId, messageId],
+    );
 
     // the run stops before its next email
     const run = await passDelayAndSettle(a, auto.id, runId);
     assert.equal(run.status, 'canceled');
-    assert.deepEqual(run.history.at(-1), { ...run.history.at(-1), step: '2', type: 'send_email', result: 'canceled', reason: 'subscriber bounced' });
+    assert.deepEqual(run.history.at(-1), {
+      ...run.history.at(-1),
+      step: '2',
+      type: 'send_email',
+      result: 'canceled',
+      reason: 'subscriber bounced',
+    });
     await sleep(300);
     assert.equal(automationMail(email, auto.id).length, 1, 'the second email is never sent');
     const st = await statsOf(a, auto.id);
-    assert.deepEqual(pick(st, 'active', 'canceled', 'emails_sent', 'bounces'), { active: 0, canceled: 1, emails_sent: 1, bounces: 1 });
+    assert.deepEqual(pick(st, 'active', 'canceled', 'emails_sent', 'bounces'), {
+      active: 0,
+      canceled: 1,
+      emails_sent: 1,
+      bounces: 1,
+    });
 
     // the other faces read the same stats
     const listed = (await a.api.get('/automations')).body.data.automations.find((x: any) => x.id === auto.id);
@@ -187,7 +261,13 @@ describe('Automation bounces › reports naming an automation email are credited
     assert.deepEqual(origin, { automation_id: auto.id, step: '0', run_id: runId, provider: 'ses', detail: 'abuse' });
     assert.deepEqual([subscriber.id, subscriber.status], [sub.id, 'complained']);
     assert.equal((await eventsOf(a.accountId, 'email.bounced')).length, 0, 'a complaint is no bounce');
-    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), { emails_sent: 1, unsubscribes: 0, bounces: 0, complaints: 1, soft_bounces: 0 });
+    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), {
+      emails_sent: 1,
+      unsubscribes: 0,
+      bounces: 0,
+      complaints: 1,
+      soft_bounces: 0,
+    });
 
     await hooks.post(`/hooks/bounces/ses/${a.secret}`, body, SNS);
     assert.equal((await eventsOf(a.accountId, 'subscriber.complained')).length, 1);
@@ -208,7 +288,11 @@ describe('Automation bounces › reports naming an automation email are credited
     const second = await deliver(a, auto, two);
 
     // the sample: processed, deferred, delivered, open, bounce for example@test.com, a spam report for an address we do not know
-    const batch = fixture('sendgrid-events.json', { 'example@test.com': one.email, MESSAGE_ID: first.messageId, 'richard@example.com': uniqueEmail('stranger') });
+    const batch = fixture('sendgrid-events.json', {
+      'example@test.com': one.email,
+      MESSAGE_ID: first.messageId,
+      'richard@example.com': uniqueEmail('stranger'),
+    });
     const res = await hooks.post(`/hooks/bounces/sendgrid/${a.secret}`, batch, JSON_BODY);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.data, { received: 3, hard: 1, soft: 1, complaints: 0, unknown: 1 }); // the stranger's spam report counts as unknown only
@@ -216,23 +300,48 @@ describe('Automation bounces › reports naming an automation email are credited
     const [bounced] = await eventsOf(a.accountId, 'email.bounced');
     assert.deepEqual(
       pick(bounced!.data, 'automation_id', 'step', 'run_id', 'provider', 'message_id', 'type', 'detail'),
-      { automation_id: auto.id, step: '0', run_id: first.runId, provider: 'sendgrid', message_id: first.messageId, type: 'hard', detail: '500 unknown recipient' },
+      {
+        automation_id: auto.id,
+        step: '0',
+        run_id: first.runId,
+        provider: 'sendgrid',
+        message_id: first.messageId,
+        type: 'hard',
+        detail: '500 unknown recipient',
+      },
     );
 
-    const soft = await hooks.post(`/hooks/bounces/generic/${a.secret}`, { email: two.email, type: 'soft', message_id: second.messageId });
+    const soft = await hooks.post(`/hooks/bounces/generic/${a.secret}`, {
+      email: two.email,
+      type: 'soft',
+      message_id: second.messageId,
+    });
     assert.deepEqual(soft.body.data, { received: 1, hard: 0, soft: 1, complaints: 0, unknown: 0 });
     assert.equal(await a.status(two.email), 'active', 'a soft bounce is only counted');
-    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), { emails_sent: 2, unsubscribes: 0, bounces: 1, complaints: 0, soft_bounces: 2 });
+    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), {
+      emails_sent: 2,
+      unsubscribes: 0,
+      bounces: 1,
+      complaints: 0,
+      soft_bounces: 2,
+    });
 
-    const hard = await hooks.post(`/hooks/bounces/generic/${a.secret}`, [{ email: two.email.toUpperCase(), type: 'hard', message_id: `<${second.messageId}>` }]);
+    const hard = await hooks.post(`/hooks/bounces/generic/${a.secret}`, [
+      { email: two.email.toUpperCase(), type: 'hard', message_id: `<${second.messageId}>` },
+    ]);
     assert.equal(hard.body.data.hard, 1);
     const events = await eventsOf(a.accountId, 'email.bounced');
     assert.equal(events.length, 2);
-    assert.deepEqual(pick(events[1]!.data, 'automation_id', 'run_id', 'provider', 'message_id'), { automation_id: auto.id, run_id: second.runId, provider: 'generic', message_id: second.messageId });
+    assert.deepEqual(pick(events[1]!.data, 'automation_id', 'run_id', 'provider', 'message_id'), {
+      automation_id: auto.id,
+      run_id: second.runId,
+      provider: 'generic',
+      message_id: second.messageId,
+    });
     assert.deepEqual(pick(await statsOf(a, auto.id), 'bounces', 'soft_bounces'), { bounces: 2, soft_bounces: 2 });
   });
 
-  test('a report naming no automation email behaves as before: an unknown Message-ID, another subscriber\'s, or none (Postmark) goes to the latest campaign email', async () => {
+  test("a report naming no automation email behaves as before: an unknown Message-ID, another subscriber's, or none (Postmark) goes to the latest campaign email", async () => {
     const a = await account();
     const [x, y, z] = [uniqueEmail('unknown-id'), uniqueEmail('other-id'), uniqueEmail('postmark')];
     const campaign = await sendCampaignTo(s.db, a.api, a.accountId, [x, y, z]);
@@ -241,32 +350,53 @@ describe('Automation bounces › reports naming an automation email are credited
     const sent = [];
     for (const sub of subs) sent.push(await deliver(a, auto, sub));
 
-    const r1 = await hooks.post(`/hooks/bounces/generic/${a.secret}`, { email: x, type: 'hard', message_id: 'not-ours@elsewhere.test' });
+    const r1 = await hooks.post(`/hooks/bounces/generic/${a.secret}`, {
+      email: x,
+      type: 'hard',
+      message_id: 'not-ours@elsewhere.test',
+    });
     assert.equal(r1.body.data.hard, 1);
     // z's automation email named in a report about y: the Message-ID is not y's, so it does not count on z's email
-    const r2 = await hooks.post(`/hooks/bounces/generic/${a.secret}`, { email: y, type: 'complaint', message_id: sent[2]!.messageId });
+    const r2 = await hooks.post(`/hooks/bounces/generic/${a.secret}`, {
+      email: y,
+      type: 'complaint',
+      message_id: sent[2]!.messageId,
+    });
     assert.equal(r2.body.data.complaints, 1);
     // Postmark's MessageID is Postmark's own, not ours: there is nothing to match an automation email with
-    const r3 = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-bounce.json', { 'john@example.com': z }), JSON_BODY);
+    const r3 = await hooks.post(
+      `/hooks/bounces/postmark/${a.secret}`,
+      fixture('postmark-bounce.json', { 'john@example.com': z }),
+      JSON_BODY,
+    );
     assert.equal(r3.body.data.hard, 1);
 
     assert.deepEqual([await a.status(x), await a.status(y), await a.status(z)], ['bounced', 'complained', 'bounced']);
     const bounced = await eventsOf(a.accountId, 'email.bounced');
-    assert.deepEqual(bounced.map((e) => [e.data.campaign_id, e.data.automation_id, e.data.message_id]), [
-      [campaign.campaignId, undefined, campaign.messageIds.get(x)],
-      [campaign.campaignId, undefined, campaign.messageIds.get(z)],
-    ]);
+    assert.deepEqual(
+      bounced.map((e) => [e.data.campaign_id, e.data.automation_id, e.data.message_id]),
+      [
+        [campaign.campaignId, undefined, campaign.messageIds.get(x)],
+        [campaign.campaignId, undefined, campaign.messageIds.get(z)],
+      ],
+    );
     const [complained] = await eventsOf(a.accountId, 'subscriber.complained');
     assert.equal(complained!.data.campaign_id, campaign.campaignId);
     assert.equal(complained!.data.automation_id, undefined);
     const cs = (await a.api.get(`/campaigns/${campaign.campaignId}`)).body.data.stats;
     assert.deepEqual([cs.bounces, cs.complaints], [2, 1]);
-    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), { emails_sent: 3, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
+    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), {
+      emails_sent: 3,
+      unsubscribes: 0,
+      bounces: 0,
+      complaints: 0,
+      soft_bounces: 0,
+    });
   });
 });
 
 describe('Automation bounces › unsubscribes count in automation stats', () => {
-  test('the unsubscribe link of an automation email counts once in that automation\'s stats (REST, get_automation, list_automations), not in another\'s; repeating it changes nothing', async () => {
+  test("the unsubscribe link of an automation email counts once in that automation's stats (REST, get_automation, list_automations), not in another's; repeating it changes nothing", async () => {
     const a = await account();
     // two emails in a row: the unsubscribe still counts once
     const twice = [SERIES[0], { ...SERIES[2], subject: 'Right after' }];
@@ -277,27 +407,47 @@ describe('Automation bounces › unsubscribes count in automation stats', () => 
     // another automation that mailed the same subscriber
     const other = await createAutomation(a, [SERIES[0]], 'Bystander');
     await deliver(a, other, sub);
-    await until('both runs completed', async () => (await statsOf(a, auto.id)).completed === 1 && (await statsOf(a, other.id)).completed === 1);
+    await until(
+      'both runs completed',
+      async () => (await statsOf(a, auto.id)).completed === 1 && (await statsOf(a, other.id)).completed === 1,
+    );
 
     const html = automationMail(sub.email, auto.id)[0]!.message.parsed!.html as string;
     const link = /href="(http[^"]+\/u\/[^"]+)"/.exec(html)![1]!;
-    const oneClick = () => fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const oneClick = () =>
+      fetch(link, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
     assert.equal((await oneClick()).status, 200);
     assert.equal(await a.status(sub.email), 'unsubscribed');
     const [ev] = await eventsOf(a.accountId, 'subscriber.unsubscribed');
     assert.equal(ev!.data.automation_id, auto.id);
 
-    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), { emails_sent: 2, unsubscribes: 1, bounces: 0, complaints: 0, soft_bounces: 0 });
+    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), {
+      emails_sent: 2,
+      unsubscribes: 1,
+      bounces: 0,
+      complaints: 0,
+      soft_bounces: 0,
+    });
     assert.equal((await statsOf(a, other.id)).unsubscribes, 0);
     assert.equal((await oneClick()).status, 200); // mail clients retry
     assert.equal((await statsOf(a, auto.id)).unsubscribes, 1);
 
     const listed = (await a.api.get('/automations')).body.data.automations;
-    assert.deepEqual(Object.fromEntries(listed.map((x: any) => [x.id, x.stats.unsubscribes])), { [auto.id]: 1, [other.id]: 0 });
+    assert.deepEqual(Object.fromEntries(listed.map((x: any) => [x.id, x.stats.unsubscribes])), {
+      [auto.id]: 1,
+      [other.id]: 0,
+    });
     const mcp = mcpClient(s.url, (await s.newKey(a.accountId, ['automations:read'])).key);
     assert.equal((await mcp.call('get_automation', { automation_id: auto.id })).body.data.stats.unsubscribes, 1);
     const viaList = (await mcp.call('list_automations', {})).body.data;
-    assert.deepEqual(Object.fromEntries(viaList.map((x: any) => [x.id, x.stats.unsubscribes])), { [auto.id]: 1, [other.id]: 0 });
+    assert.deepEqual(Object.fromEntries(viaList.map((x: any) => [x.id, x.stats.unsubscribes])), {
+      [auto.id]: 1,
+      [other.id]: 0,
+    });
   });
 });
 
@@ -307,7 +457,9 @@ describe('Automation bounces › bad input at the hook', () => {
     const auto = await createAutomation(a);
     const sub = await newSubscriber(a, 'garbage');
     const { messageId } = await deliver(a, auto, sub);
-    const sesNote = JSON.parse(fixture('ses-bounce-permanent.json', { 'jane@example.com': sub.email, MESSAGE_ID: messageId }));
+    const sesNote = JSON.parse(
+      fixture('ses-bounce-permanent.json', { 'jane@example.com': sub.email, MESSAGE_ID: messageId }),
+    );
 
     const bad: [string, unknown, Record<string, string>?][] = [
       ['ses', '{"Type": "Notification", "Message": ', SNS], // truncated JSON
@@ -323,14 +475,26 @@ describe('Automation bounces › bad input at the hook', () => {
     ];
     for (const [provider, body, headers] of bad) {
       const res = await hooks.post(`/hooks/bounces/${provider}/${a.secret}`, body, headers);
-      assert.ok(res.status >= 400 && res.status < 500, `${provider} ${String(JSON.stringify(body)).slice(0, 80)}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.ok(
+        res.status >= 400 && res.status < 500,
+        `${provider} ${String(JSON.stringify(body)).slice(0, 80)}: ${res.status} ${JSON.stringify(res.body)}`,
+      );
       assert.equal(res.body.success, false, JSON.stringify(res.body));
     }
     // an unknown secret is a 404 even for a well-formed report of this email
-    assert.equal((await hooks.post(`/hooks/bounces/ses/not-the-secret-at-all`, JSON.stringify(sesNote), SNS)).status, 404);
+    assert.equal(
+      (await hooks.post(`/hooks/bounces/ses/not-the-secret-at-all`, JSON.stringify(sesNote), SNS)).status,
+      404,
+    );
 
     assert.equal(await a.status(sub.email), 'active');
     assert.equal((await eventsOf(a.accountId, 'email.bounced')).length, 0);
-    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), { emails_sent: 1, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
+    assert.deepEqual(pick(await statsOf(a, auto.id), ...ACCOUNTING), {
+      emails_sent: 1,
+      unsubscribes: 0,
+      bounces: 0,
+      complaints: 0,
+      soft_bounces: 0,
+    });
   });
 });

@@ -16,7 +16,14 @@ test('Sending › 10,000 recipients: the sink counts exactly 10,000 distinct rec
   const { accountId, key } = await s.newAccount();
   const api = restClient(s.url, key);
   const { groupId } = await seedAudience(s.db, accountId, N, { domain: 'tenk.test' });
-  const id = (await api.post('/campaigns', { name: 'Ten thousand', subject: 'Hi {{ subscriber.first_name }}', content_html: '<p>Hello {{ subscriber.first_name }} <a href="https://example.org/x">x</a></p>', group_ids: [groupId] })).body.data.id;
+  const id = (
+    await api.post('/campaigns', {
+      name: 'Ten thousand',
+      subject: 'Hi {{ subscriber.first_name }}',
+      content_html: '<p>Hello {{ subscriber.first_name }} <a href="https://example.org/x">x</a></p>',
+      group_ids: [groupId],
+    })
+  ).body.data.id;
   const started = Date.now();
   const res = await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -36,5 +43,8 @@ test('Sending › 10,000 recipients: the sink counts exactly 10,000 distinct rec
     .where('type', 'in', ['email.sent', 'campaign.sent'])
     .groupBy('type')
     .execute();
-  assert.deepEqual(Object.fromEntries(events.map((e) => [e.type, Number(e.n)])), { 'email.sent': N, 'campaign.sent': 1 });
+  assert.deepEqual(Object.fromEntries(events.map((e) => [e.type, Number(e.n)])), {
+    'email.sent': N,
+    'campaign.sent': 1,
+  });
 });

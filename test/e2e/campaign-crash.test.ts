@@ -13,7 +13,14 @@ const N = 1000;
 test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at most once and the counts add up', async () => {
   const sink = await startSink({ parse: false, delayMs: 4 });
   after(() => sink.close());
-  const server = await childServer({ SMTP_URL: sink.url, WORKER_POLL_MS: '100', SEND_BATCH_SIZE: '100', SEND_LEASE_MS: '1500', SEND_CONCURRENCY: '5', REST_RATE_LIMIT: '100000' });
+  const server = await childServer({
+    SMTP_URL: sink.url,
+    WORKER_POLL_MS: '100',
+    SEND_BATCH_SIZE: '100',
+    SEND_LEASE_MS: '1500',
+    SEND_CONCURRENCY: '5',
+    REST_RATE_LIMIT: '100000',
+  });
   after(() => server.destroy());
   await server.start();
 
@@ -25,10 +32,17 @@ test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at
   const group = await api.post('/groups', { name: 'Everyone' });
   assert.equal(group.status, 201, JSON.stringify(group.body));
   for (let i = 0; i < N; i += 50) {
-    const batch = Array.from({ length: Math.min(50, N - i) }, (_, j) => api.post('/subscribers', { email: `c${i + j}@crash.test`, group_ids: [group.body.data.id] }));
+    const batch = Array.from({ length: Math.min(50, N - i) }, (_, j) =>
+      api.post('/subscribers', { email: `c${i + j}@crash.test`, group_ids: [group.body.data.id] }),
+    );
     for (const r of await Promise.all(batch)) assert.equal(r.status, 201, JSON.stringify(r.body));
   }
-  const campaign = await api.post('/campaigns', { name: 'Crash', subject: 'Crash {{ subscriber.email }}', content_html: '<p>Hi</p>', group_ids: [group.body.data.id] });
+  const campaign = await api.post('/campaigns', {
+    name: 'Crash',
+    subject: 'Crash {{ subscriber.email }}',
+    content_html: '<p>Hi</p>',
+    group_ids: [group.body.data.id],
+  });
   const id = campaign.body.data.id;
   assert.equal((await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' })).status, 200);
 
@@ -53,7 +67,10 @@ test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at
   for (;;) {
     c = (await get(`/campaigns/${id}`)).body.data;
     if (c?.status === 'sent') break;
-    assert.ok(Date.now() < until, `campaign did not finish after the restart: ${JSON.stringify(c)}\n${server.output()}`);
+    assert.ok(
+      Date.now() < until,
+      `campaign did not finish after the restart: ${JSON.stringify(c)}\n${server.output()}`,
+    );
     await new Promise((r) => setTimeout(r, 200));
   }
 
@@ -69,7 +86,9 @@ test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at
   }
   const count = (s: string) => [...states.values()].filter((x) => x === s).length;
   const [sent, failed, skipped, interrupted] = [count('sent'), count('failed'), count('skipped'), count('interrupted')];
-  console.log(`kill -9 after ${atKill} delivered: sent ${sent}, interrupted ${interrupted}, failed ${failed}, skipped ${skipped}; sink ${sink.distinct()}`);
+  console.log(
+    `kill -9 after ${atKill} delivered: sent ${sent}, interrupted ${interrupted}, failed ${failed}, skipped ${skipped}; sink ${sink.distinct()}`,
+  );
   assert.equal(states.size, N);
   assert.equal(sent + failed + skipped + interrupted, N, 'recipients = sent + failed + skipped + interrupted');
   assert.deepEqual([c.stats.recipients, c.stats.sent, c.stats.interrupted, c.stats.pending], [N, sent, interrupted, 0]);

@@ -9,10 +9,21 @@ import { startSink, type Sink } from '../support/smtpSink.ts';
 
 // soft*@ addresses are refused with 451 twice, then accepted; hard*@ addresses always get 550
 const sink: Sink = await startSink({
-  reply: (rcpt, attempt) => (rcpt.startsWith('soft') && attempt <= 2 ? [451, '4.7.1 Greylisted, try again later'] : rcpt.startsWith('hard') ? [550, '5.1.1 User unknown'] : undefined),
+  reply: (rcpt, attempt) =>
+    rcpt.startsWith('soft') && attempt <= 2
+      ? [451, '4.7.1 Greylisted, try again later']
+      : rcpt.startsWith('hard')
+        ? [550, '5.1.1 User unknown']
+        : undefined,
 });
 after(() => sink.close());
-const s: TestServer = await startServer(fileScope, { SMTP_URL: sink.url, WORKER_POLL_MS: 100, SCHEDULER_INTERVAL_MS: 200, SEND_RETRY_BASE_MS: 100, SEND_MAX_ATTEMPTS: 3 });
+const s: TestServer = await startServer(fileScope, {
+  SMTP_URL: sink.url,
+  WORKER_POLL_MS: 100,
+  SCHEDULER_INTERVAL_MS: 200,
+  SEND_RETRY_BASE_MS: 100,
+  SEND_MAX_ATTEMPTS: 3,
+});
 // PORT=0 gives PUBLIC_URL port 0; links in emails must point at the port the server really got
 s.config.publicUrl = s.url;
 
@@ -37,7 +48,8 @@ describe('Sending', () => {
       from_name: 'Acme News',
       from_email: 'news@acme.test',
       reply_to: 'help@acme.test',
-      content_html: '<html><body><p>Hello {{ subscriber.first_name }} from {{ subscriber.custom_fields.company }} ({{ campaign.name }})</p><a href="https://acme.test/offer?a=1&amp;b=2">Offer</a></body></html>',
+      content_html:
+        '<html><body><p>Hello {{ subscriber.first_name }} from {{ subscriber.custom_fields.company }} ({{ campaign.name }})</p><a href="https://acme.test/offer?a=1&amp;b=2">Offer</a></body></html>',
       group_ids: [groupId],
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -64,18 +76,27 @@ describe('Sending', () => {
     // ledger keeps the message id of each recipient
     const rec = await api.get(`/campaigns/${id}/recipients?filter=sent`);
     assert.equal(rec.body.data.recipients.length, 3);
-    assert.ok(rec.body.data.recipients.every((r: any) => m.messageId!.length > 0 && r.message_id && r.state === 'sent'));
+    assert.ok(
+      rec.body.data.recipients.every((r: any) => m.messageId!.length > 0 && r.message_id && r.state === 'sent'),
+    );
     assert.deepEqual(await ledgerCounts(s.db, id), { sent: 3 });
   });
 });
 
 /** Sends a one-recipient-per-address campaign through the REST API and waits for it to finish. */
-async function sendTo(api: ReturnType<typeof restClient>, accountId: string, domain: string, n: number, extra: Record<string, unknown> = {}) {
+async function sendTo(
+  api: ReturnType<typeof restClient>,
+  accountId: string,
+  domain: string,
+  n: number,
+  extra: Record<string, unknown> = {},
+) {
   const { groupId } = await seedAudience(s.db, accountId, n, { domain });
   const created = await api.post('/campaigns', {
     name: 'Tracked',
     subject: 'News for {{ subscriber.first_name }}',
-    content_html: '<html><body><p>Hi</p><a href="https://acme.test/offer?a=1&amp;b=2">Offer</a> <a href="{{ unsubscribe_url }}">Leave</a></body></html>',
+    content_html:
+      '<html><body><p>Hi</p><a href="https://acme.test/offer?a=1&amp;b=2">Offer</a> <a href="{{ unsubscribe_url }}">Leave</a></body></html>',
     group_ids: [groupId],
     ...extra,
   });
@@ -104,11 +125,21 @@ describe('Tracking and unsubscribe', () => {
     const gif = await fetch(pixel);
     assert.equal(gif.status, 200);
     assert.equal(gif.headers.get('content-type'), 'image/gif');
-    assert.equal(Buffer.from(await gif.arrayBuffer()).subarray(0, 6).toString(), 'GIF89a');
+    assert.equal(
+      Buffer.from(await gif.arrayBuffer())
+        .subarray(0, 6)
+        .toString(),
+      'GIF89a',
+    );
     await fetch(pixel);
     const stats = (await api.get(`/campaigns/${id}`)).body.data.stats;
     assert.deepEqual([stats.opens, stats.unique_opens, stats.clicks, stats.unique_clicks], [2, 1, 1, 1]);
-    const events = await s.db.selectFrom('events').select(['type', 'data', 'subscriber_id']).where('account_id', '=', accountId).where('type', 'in', ['email.opened', 'email.clicked']).execute();
+    const events = await s.db
+      .selectFrom('events')
+      .select(['type', 'data', 'subscriber_id'])
+      .where('account_id', '=', accountId)
+      .where('type', 'in', ['email.opened', 'email.clicked'])
+      .execute();
     assert.equal(events.filter((e) => e.type === 'email.opened').length, 2);
     const clicked = events.find((e) => e.type === 'email.clicked')!;
     assert.equal(clicked.data.campaign_id, id);
@@ -126,7 +157,11 @@ describe('Tracking and unsubscribe', () => {
     const res = await fetch(`${s.url}/t/c/${flipped}/${link}`, { redirect: 'manual' });
     assert.equal(res.status, 404);
     assert.equal(res.headers.get('location'), null);
-    assert.equal((await fetch(`${s.url}/t/c/${token}/99`, { redirect: 'manual' })).status, 404, 'an index the campaign does not store');
+    assert.equal(
+      (await fetch(`${s.url}/t/c/${token}/99`, { redirect: 'manual' })).status,
+      404,
+      'an index the campaign does not store',
+    );
     assert.equal((await fetch(`${s.url}/t/c/https%3A%2F%2Fevil.test`, { redirect: 'manual' })).status, 404);
     assert.equal((await restClient(s.url, key).get(`/campaigns/${id}`)).body.data.stats.clicks, 0);
   });
@@ -146,18 +181,56 @@ describe('Tracking and unsubscribe', () => {
     const id = await sendTo(api, accountId, 'oneclick.test', 2);
     const m = toOf(sink.messages, 'oneclick.test').find((x) => x.to[0] === 'r1@oneclick.test')!.parsed!;
     const url = header(m, 'List-Unsubscribe')!.replace(/^<|>$/g, '');
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     assert.equal(res.status, 200);
-    const sub = await s.db.selectFrom('subscribers').select(['id', 'status']).where('account_id', '=', accountId).where('email', '=', 'r1@oneclick.test').executeTakeFirstOrThrow();
+    const sub = await s.db
+      .selectFrom('subscribers')
+      .select(['id', 'status'])
+      .where('account_id', '=', accountId)
+      .where('email', '=', 'r1@oneclick.test')
+      .executeTakeFirstOrThrow();
     assert.equal(sub.status, 'unsubscribed');
-    const ev = await s.db.selectFrom('events').select(['data']).where('account_id', '=', accountId).where('type', '=', 'subscriber.unsubscribed').execute();
+    const ev = await s.db
+      .selectFrom('events')
+      .select(['data'])
+      .where('account_id', '=', accountId)
+      .where('type', '=', 'subscriber.unsubscribed')
+      .execute();
     assert.equal(ev.length, 1);
     assert.equal(ev[0]!.data.campaign_id, id);
     assert.equal((await api.get(`/campaigns/${id}`)).body.data.stats.unsubscribes, 1);
     // mail clients retry: a second POST changes nothing
-    assert.equal((await fetch(url, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--x--\r\n' })).status, 200);
-    assert.equal((await s.db.selectFrom('events').select('id').where('account_id', '=', accountId).where('type', '=', 'subscriber.unsubscribed').execute()).length, 1);
-    const other = await s.db.selectFrom('subscribers').select('status').where('account_id', '=', accountId).where('email', '=', 'r2@oneclick.test').executeTakeFirstOrThrow();
+    assert.equal(
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'multipart/form-data; boundary=x' },
+          body: '--x\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--x--\r\n',
+        })
+      ).status,
+      200,
+    );
+    assert.equal(
+      (
+        await s.db
+          .selectFrom('events')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('type', '=', 'subscriber.unsubscribed')
+          .execute()
+      ).length,
+      1,
+    );
+    const other = await s.db
+      .selectFrom('subscribers')
+      .select('status')
+      .where('account_id', '=', accountId)
+      .where('email', '=', 'r2@oneclick.test')
+      .executeTakeFirstOrThrow();
     assert.equal(other.status, 'active');
   });
 });
@@ -167,7 +240,14 @@ describe('Delivery', () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const { groupId } = await seedAudience(s.db, accountId, 5, { domain: 'later.test' });
-    const id = (await api.post('/campaigns', { name: 'Later', subject: 'Later', content_html: '<p>Later</p>', group_ids: [groupId] })).body.data.id;
+    const id = (
+      await api.post('/campaigns', {
+        name: 'Later',
+        subject: 'Later',
+        content_html: '<p>Later</p>',
+        group_ids: [groupId],
+      })
+    ).body.data.id;
     const at = new Date(Date.now() + 1500);
     const res = await api.post(`/campaigns/${id}/schedule`, { delivery: 'scheduled', scheduled_at: at.toISOString() });
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -182,14 +262,29 @@ describe('Delivery', () => {
   test('SMTP 4xx is retried with backoff and then delivered; 5xx fails at once with the reply', async () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
-    const group = await s.db.insertInto('groups').values({ account_id: accountId, name: 'Mixed' }).returning('id').executeTakeFirstOrThrow();
+    const group = await s.db
+      .insertInto('groups')
+      .values({ account_id: accountId, name: 'Mixed' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const subs = await s.db
       .insertInto('subscribers')
-      .values(['soft1@retry.test', 'hard1@retry.test', 'ok1@retry.test'].map((email) => ({ account_id: accountId, email, custom_fields: '{}' })))
+      .values(
+        ['soft1@retry.test', 'hard1@retry.test', 'ok1@retry.test'].map((email) => ({
+          account_id: accountId,
+          email,
+          custom_fields: '{}',
+        })),
+      )
       .returning('id')
       .execute();
-    await s.db.insertInto('subscriber_groups').values(subs.map((x) => ({ group_id: group.id, subscriber_id: x.id, account_id: accountId }))).execute();
-    const id = (await api.post('/campaigns', { name: 'Retry', subject: 'Retry', content_html: '<p>x</p>', group_ids: [group.id] })).body.data.id;
+    await s.db
+      .insertInto('subscriber_groups')
+      .values(subs.map((x) => ({ group_id: group.id, subscriber_id: x.id, account_id: accountId })))
+      .execute();
+    const id = (
+      await api.post('/campaigns', { name: 'Retry', subject: 'Retry', content_html: '<p>x</p>', group_ids: [group.id] })
+    ).body.data.id;
     await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });
     const done = await waitForCampaign(api, id, (c) => c.status === 'sent', 20_000);
     assert.equal(done.stats.sent, 2);
@@ -209,7 +304,9 @@ describe('Delivery', () => {
     const { accountId, key } = await s.newAccount();
     const api = restClient(s.url, key);
     const { groupId } = await seedAudience(s.db, accountId, 800, { domain: 'cancel.test' });
-    const id = (await api.post('/campaigns', { name: 'Stop', subject: 'Stop', content_html: '<p>x</p>', group_ids: [groupId] })).body.data.id;
+    const id = (
+      await api.post('/campaigns', { name: 'Stop', subject: 'Stop', content_html: '<p>x</p>', group_ids: [groupId] })
+    ).body.data.id;
     sink.setDelay(40);
     try {
       await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });

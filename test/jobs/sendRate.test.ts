@@ -11,9 +11,11 @@ const { db } = await migratedDb();
 test('SEND_RATE_PER_SECOND 50: two instances taking 100 messages together need about 2 s (not 1 s)', async () => {
   const [a, b] = [new RateGate(db, 50), new RateGate(db, 50)];
   const t0 = performance.now();
-  await Promise.all([a, b].map(async (gate) => {
-    for (let i = 0; i < 50; i++) await gate.take();
-  }));
+  await Promise.all(
+    [a, b].map(async (gate) => {
+      for (let i = 0; i < 50; i++) await gate.take();
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   // the first chunk may be free (an idle bucket holds one chunk), the rest is paced at 50/s
   assert.ok(seconds >= 1.5, `took ${seconds.toFixed(2)} s`);

@@ -14,15 +14,12 @@ import { until } from '../support/until.ts';
 // a local receiver: records every request; each path answers with the statuses queued for it
 const { base, received, scripted } = await startReceiver();
 
-const s = await startServer(
-  fileScope,
-  {
-    ALLOW_PRIVATE_WEBHOOK_URLS: true,
-    WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
-    // the receiver shares this process's event loop with PGlite (WASM, synchronous): leave it time under load
-    WEBHOOK_TIMEOUT_MS: 1500,
-  },
-);
+const s = await startServer(fileScope, {
+  ALLOW_PRIVATE_WEBHOOK_URLS: true,
+  WEBHOOK_RETRY_SCHEDULE: '0.2,0.2,0.2',
+  // the receiver shares this process's event loop with PGlite (WASM, synchronous): leave it time under load
+  WEBHOOK_TIMEOUT_MS: 1500,
+});
 
 let pathNo = 0;
 const freshPath = (prefix = '/hook') => `${prefix}-${++pathNo}`;
@@ -52,7 +49,9 @@ describe('Webhook delivery', () => {
     assert.equal(hit!.headers['content-type'], 'application/json');
     assert.match(hit!.headers['webhook-signature'] as string, /^v1,[A-Za-z0-9+/=]+$/);
     // a tampered body or another secret fails verification
-    assert.throws(() => new Webhook(hook.secret).verify(hit!.body.replace('signed@', 'forged@'), hit!.headers as Record<string, string>));
+    assert.throws(() =>
+      new Webhook(hook.secret).verify(hit!.body.replace('signed@', 'forged@'), hit!.headers as Record<string, string>),
+    );
     assert.throws(() => new Webhook(webhooks.newSecret()).verify(hit!.body, hit!.headers as Record<string, string>));
     // only subscribed types are sent: the update is not
     await api.put(`/subscribers/${sub.body.data.id}`, { first_name: 'Grace' });
@@ -64,7 +63,10 @@ describe('Webhook delivery', () => {
     const d = log.deliveries[0];
     assert.equal(d.event_id, payload.id);
     assert.equal(`msg_${d.id}`, hit!.headers['webhook-id']);
-    assert.deepEqual(d.attempts.map((a: any) => [a.attempt, a.status_code, a.error]), [[1, 200, null]]);
+    assert.deepEqual(
+      d.attempts.map((a: any) => [a.attempt, a.status_code, a.error]),
+      [[1, 200, null]],
+    );
     assert.equal(d.attempts[0].response, `answer 200 for ${path}`);
     assert.equal(typeof d.attempts[0].duration_ms, 'number');
     const got = await api.get(`/webhooks/${hook.id}`);
@@ -85,7 +87,10 @@ describe('Webhook delivery', () => {
       const r = await api.get(`/webhooks/${hook.id}/deliveries`);
       return r.body.data.deliveries[0]?.status === 'delivered' && r.body.data.deliveries[0];
     });
-    assert.deepEqual(d.attempts.map((a: any) => a.status_code), [500, 503, 200]);
+    assert.deepEqual(
+      d.attempts.map((a: any) => a.status_code),
+      [500, 503, 200],
+    );
     assert.equal(d.attempt_count, 3);
     const gap = Date.parse(d.attempts[1].created_at) - Date.parse(d.attempts[0].created_at);
     assert.ok(gap >= 200, `retried after the scheduled 0.2 s, not at once (${gap} ms)`);
@@ -113,15 +118,25 @@ describe('Webhook delivery', () => {
     const watcherPath = freshPath();
     const watcher = await api.post('/webhooks', { url: base + watcherPath, events: ['webhook.disabled'] });
     await api.post('/subscribers', { email: 'failing1@example.com' });
-    const first = await until('the first failure', async () => (await api.get(`/webhooks/${hook.id}`)).body.data.last_delivery);
+    const first = await until(
+      'the first failure',
+      async () => (await api.get(`/webhooks/${hook.id}`)).body.data.last_delivery,
+    );
     assert.equal(first.status_code, 500);
-    assert.equal((await api.get(`/webhooks/${hook.id}`)).body.data.enabled, true, 'not disabled by failures younger than 5 days');
+    assert.equal(
+      (await api.get(`/webhooks/${hook.id}`)).body.data.enabled,
+      true,
+      'not disabled by failures younger than 5 days',
+    );
     // five days pass without a success (the streak starts at the first failure)
     const since = new Date(Date.now() - 5 * 86_400_000 - 1000);
     await s.db.updateTable('webhooks').set({ failing_since: since }).where('id', '=', hook.id).execute();
     await api.post('/subscribers', { email: 'failing2@example.com' });
     const hit = await until('webhook.disabled at the watcher', () => hitsOf(watcherPath)[0], 15_000);
-    const payload = new Webhook(watcher.body.data.secret).verify(hit.body, hit.headers as Record<string, string>) as any;
+    const payload = new Webhook(watcher.body.data.secret).verify(
+      hit.body,
+      hit.headers as Record<string, string>,
+    ) as any;
     assert.equal(payload.event_type, 'webhook.disabled');
     assert.equal(payload.data.webhook.id, hook.id);
     const got = (await api.get(`/webhooks/${hook.id}`)).body.data;
@@ -149,7 +164,11 @@ describe('Webhook delivery', () => {
     assert.equal(log[0].event_type, 'webhook.test');
     const failing = await setup(['subscriber.created'], freshPath('/fail'));
     const bad = await failing.api.post(`/webhooks/${failing.hook.id}/test`);
-    assert.deepEqual([bad.body.data.status, bad.body.data.status_code], ['failed', 500], 'a test is tried once, never retried');
+    assert.deepEqual(
+      [bad.body.data.status, bad.body.data.status_code],
+      ['failed', 500],
+      'a test is tried once, never retried',
+    );
   });
 
   test('Deleting a webhook drops its pending deliveries; a disabled webhook gets no new ones', async () => {
@@ -168,14 +187,31 @@ describe('Webhook SSRF guard › REST create/update', () => {
   test('refused without ALLOW_PRIVATE_WEBHOOK_URLS, including a hostname that resolves to 127.0.0.1', async () => {
     const { accountId } = await s.newAccount();
     const strict = { ALLOW_PRIVATE_WEBHOOK_URLS: false };
-    for (const url of ['http://localhost:8080/hook', 'http://127.0.0.1/hook', 'http://[::1]/', 'http://192.168.0.10/', 'http://169.254.169.254/']) {
-      await assert.rejects(webhooks.create(s.db, accountId, { url, events: ['subscriber.created'] }, strict), (err: any) => {
-        assert.deepEqual(err.fields, { url: ['URL must not point to a private, loopback or link-local address'] });
-        return true;
-      });
+    for (const url of [
+      'http://localhost:8080/hook',
+      'http://127.0.0.1/hook',
+      'http://[::1]/',
+      'http://192.168.0.10/',
+      'http://169.254.169.254/',
+    ]) {
+      await assert.rejects(
+        webhooks.create(s.db, accountId, { url, events: ['subscriber.created'] }, strict),
+        (err: any) => {
+          assert.deepEqual(err.fields, { url: ['URL must not point to a private, loopback or link-local address'] });
+          return true;
+        },
+      );
     }
-    const ok = await webhooks.create(s.db, accountId, { url: 'http://localhost:8080/hook', events: ['*'] }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
-    await assert.rejects(webhooks.update(s.db, accountId, ok.id, { url: 'http://localhost:9/x' }, strict), (err: any) => err.fields.url[0] === 'URL must not point to a private, loopback or link-local address');
+    const ok = await webhooks.create(
+      s.db,
+      accountId,
+      { url: 'http://localhost:8080/hook', events: ['*'] },
+      { ALLOW_PRIVATE_WEBHOOK_URLS: true },
+    );
+    await assert.rejects(
+      webhooks.update(s.db, accountId, ok.id, { url: 'http://localhost:9/x' }, strict),
+      (err: any) => err.fields.url[0] === 'URL must not point to a private, loopback or link-local address',
+    );
   });
 
   test('REST: 400 with the field map for a non-http URL and unknown event types', async () => {
@@ -200,7 +236,11 @@ describe('Webhook REST routes (our addition)', () => {
     assert.equal((await reader.get('/webhooks')).status, 200);
     const denied = await reader.post('/webhooks', { url: `${base}/x`, events: ['*'] });
     assert.equal(denied.status, 403);
-    assert.deepEqual(denied.body, { success: false, error: 'Forbidden', message: 'API key lacks the required permission: webhooks:write' });
+    assert.deepEqual(denied.body, {
+      success: false,
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: webhooks:write',
+    });
     assert.equal((await none.get('/webhooks')).status, 403);
   });
 
@@ -208,7 +248,14 @@ describe('Webhook REST routes (our addition)', () => {
     const a = await setup(['*']);
     const { key } = await s.newAccount();
     const other = restClient(s.url, key);
-    for (const res of [await other.get(`/webhooks/${a.hook.id}`), await other.put(`/webhooks/${a.hook.id}`, { name: 'x' }), await other.delete(`/webhooks/${a.hook.id}`), await other.post(`/webhooks/${a.hook.id}/test`), await other.get(`/webhooks/${a.hook.id}/deliveries`), await a.api.get('/webhooks/nope')])
+    for (const res of [
+      await other.get(`/webhooks/${a.hook.id}`),
+      await other.put(`/webhooks/${a.hook.id}`, { name: 'x' }),
+      await other.delete(`/webhooks/${a.hook.id}`),
+      await other.post(`/webhooks/${a.hook.id}/test`),
+      await other.get(`/webhooks/${a.hook.id}/deliveries`),
+      await a.api.get('/webhooks/nope'),
+    ])
       assert.deepEqual([res.status, res.body.error], [404, 'Webhook not found']);
     await a.api.post('/webhooks', { url: `${base}/second`, events: ['*'] });
     const page = await a.api.get('/webhooks?per_page=1&page=2');
@@ -231,15 +278,29 @@ const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 /** A one-recipient campaign with a link, sent (to the outbox) and waited for; returns its message's HTML. */
 async function sendCampaign({ api }: Ctx) {
   const group = (await api.post('/groups', { name: 'Campaign audience' })).body.data;
-  const sub = (await api.post('/subscribers', { email: `reader-${Date.now()}@example.com`, group_ids: [group.id] })).body.data;
-  const campaign = (await api.post('/campaigns', { name: 'News', subject: 'News', content_html: '<p><a href="https://grove.example/read">Read</a></p>', group_ids: [group.id] })).body.data;
+  const sub = (await api.post('/subscribers', { email: `reader-${Date.now()}@example.com`, group_ids: [group.id] }))
+    .body.data;
+  const campaign = (
+    await api.post('/campaigns', {
+      name: 'News',
+      subject: 'News',
+      content_html: '<p><a href="https://grove.example/read">Read</a></p>',
+      group_ids: [group.id],
+    })
+  ).body.data;
   const scheduled = await api.post(`/campaigns/${campaign.id}/schedule`, { delivery: 'instant' });
   assert.equal(scheduled.status, 200, JSON.stringify(scheduled.body));
-  const mail = await until('the campaign email', () => s.db.selectFrom('outbox').select('html').where('to_addr', '=', sub.email).executeTakeFirst());
+  const mail = await until('the campaign email', () =>
+    s.db.selectFrom('outbox').select('html').where('to_addr', '=', sub.email).executeTakeFirst(),
+  );
   return { campaign, sub, html: mail.html! };
 }
 async function bounce({ accountId }: Ctx, type: 'hard' | 'complaint') {
-  const { bounce_secret } = await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const { bounce_secret } = await s.db
+    .selectFrom('accounts')
+    .select('bounce_secret')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   const email = `bouncer-${type}-${Date.now()}@example.com`;
   await restClient(s.url, (await s.newKey(accountId)).key).post('/subscribers', { email });
   const res = await client(s.url).post(`/hooks/bounces/generic/${bounce_secret}`, [{ email, type }]);
@@ -285,20 +346,33 @@ const PRODUCERS: Record<EventType, (ctx: Ctx) => Promise<unknown>> = {
   },
   'form.submitted': async ({ api }) => {
     const form = (await api.post('/forms', { name: 'Signup' })).body.data;
-    const res = await client(s.url).post(`/f/${form.id}`, { email: 'form@example.com' }, { accept: 'application/json' });
+    const res = await client(s.url).post(
+      `/f/${form.id}`,
+      { email: 'form@example.com' },
+      { accept: 'application/json' },
+    );
     assert.ok(res.status < 300, JSON.stringify(res.body));
   },
   'import.completed': async ({ key }) => {
     const form = new FormData();
     form.append('file', new Blob(['email,first_name\nimported@example.com,Imp\n']), 'people.csv');
-    const res = await fetch(`${s.url}/api/v1/external/subscribers/import-async`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const res = await fetch(`${s.url}/api/v1/external/subscribers/import-async`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     assert.equal(res.status, 200, await res.text());
   },
   'automation.completed': async ({ api }) => {
-    await api.post('/automations', { name: 'Stamp', trigger: { type: 'subscriber_created' }, steps: [{ type: 'update_field', field: 'last_name', value: 'Stamped' }] });
+    await api.post('/automations', {
+      name: 'Stamp',
+      trigger: { type: 'subscriber_created' },
+      steps: [{ type: 'update_field', field: 'last_name', value: 'Stamped' }],
+    });
     await api.post('/subscribers', { email: 'automated@example.com' });
   },
-  'webhook.disabled': ({ accountId }) => recordEvent(s.db, accountId, 'webhook.disabled', { webhook: { id: crypto.randomUUID() }, reason: 'test' }),
+  'webhook.disabled': ({ accountId }) =>
+    recordEvent(s.db, accountId, 'webhook.disabled', { webhook: { id: crypto.randomUUID() }, reason: 'test' }),
 };
 
 describe('Webhook events › one delivered webhook per event type', { concurrency: true }, () => {
@@ -310,9 +384,17 @@ describe('Webhook events › one delivered webhook per event type', { concurrenc
       const payload = new Webhook(hook.secret).verify(hit.body, hit.headers as Record<string, string>) as any;
       assert.equal(payload.event_type, type);
       assert.equal(payload.account_id, accountId);
-      if (type.startsWith('subscriber.') || type.startsWith('email.') || type === 'form.submitted' || type === 'automation.completed') assert.ok(payload.data.subscriber.id, 'carries the subscriber');
-      if (type.startsWith('email.') && type !== 'email.bounced') assert.ok(payload.data.campaign_id && payload.data.message_id, 'carries campaign_id and message_id');
-      if (type === 'subscriber.added_to_group' || type === 'subscriber.removed_from_group') assert.ok(payload.data.group.name);
+      if (
+        type.startsWith('subscriber.') ||
+        type.startsWith('email.') ||
+        type === 'form.submitted' ||
+        type === 'automation.completed'
+      )
+        assert.ok(payload.data.subscriber.id, 'carries the subscriber');
+      if (type.startsWith('email.') && type !== 'email.bounced')
+        assert.ok(payload.data.campaign_id && payload.data.message_id, 'carries campaign_id and message_id');
+      if (type === 'subscriber.added_to_group' || type === 'subscriber.removed_from_group')
+        assert.ok(payload.data.group.name);
     });
   }
 });

@@ -11,7 +11,16 @@ import { composeMessage, encodeQuotedPrintable, type MimeMessage } from '../../s
 const viaNodemailer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' } as any);
 
 async function nodemailerRaw(m: MimeMessage): Promise<Buffer> {
-  const info: any = await viaNodemailer.sendMail({ from: m.from, to: m.to, replyTo: m.replyTo, subject: m.subject, html: m.html, text: m.text, headers: m.headers, messageId: `<${m.messageId}>` });
+  const info: any = await viaNodemailer.sendMail({
+    from: m.from,
+    to: m.to,
+    replyTo: m.replyTo,
+    subject: m.subject,
+    html: m.html,
+    text: m.text,
+    headers: m.headers,
+    messageId: `<${m.messageId}>`,
+  });
   return info.message as Buffer;
 }
 
@@ -23,22 +32,46 @@ const view = (p: ParsedMail) => ({
   messageId: p.messageId,
   text: p.text,
   html: p.html,
-  headers: ['list-unsubscribe', 'list-unsubscribe-post', 'precedence', 'x-mailgrove-campaign', 'x-note'].map((k) => p.headerLines.find((h) => h.key === k)?.line.replace(/\r\n\s+/g, ' ')),
+  headers: ['list-unsubscribe', 'list-unsubscribe-post', 'precedence', 'x-mailgrove-campaign', 'x-note'].map((k) =>
+    p.headerLines.find((h) => h.key === k)?.line.replace(/\r\n\s+/g, ' '),
+  ),
 });
 
 const LONG_URL = `<https://mail.example.com/u/${'A'.repeat(90)}>`;
 const cases: [string, MimeMessage][] = [
-  ['a campaign message', {
-    from: 'Bench <bench@example.org>', to: 'bench1@example.net', subject: 'Spring news for Name1', messageId: 'a1@mail.example.com',
-    text: 'Hello Name1\n\nRead more [https://x.test/t/c/abc/0]\n', html: '<html><body><h1>Hello Name1</h1>' + '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(5) + '</body></html>',
-    headers: { 'List-Unsubscribe': LONG_URL, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', Precedence: 'bulk', 'X-Mailgrove-Campaign': '33333333-3333-4333-8333-333333333333' },
-  }],
-  ['non-ASCII everywhere it may be: names, subject, bodies, a header', {
-    from: 'Café Ünïcode <news@acme.test>', replyTo: '"Help, Desk" <help@acme.test>', to: 'ada@example.com', messageId: 'b2@acme.test',
-    subject: 'Grüße – 😀 a subject long enough that RFC 2047 words have to be folded over several lines, surely',
-    text: 'Grüße ✓\r\nzweite Zeile\ndritte\nend with space \nand tab\t', html: `<p>${'é'.repeat(120)}</p>\n<p>a=b ${'x'.repeat(200)}</p>`,
-    headers: { 'X-Note': 'Notiz für dich' },
-  }],
+  [
+    'a campaign message',
+    {
+      from: 'Bench <bench@example.org>',
+      to: 'bench1@example.net',
+      subject: 'Spring news for Name1',
+      messageId: 'a1@mail.example.com',
+      text: 'Hello Name1\n\nRead more [https://x.test/t/c/abc/0]\n',
+      html:
+        '<html><body><h1>Hello Name1</h1>' +
+        '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>'.repeat(5) +
+        '</body></html>',
+      headers: {
+        'List-Unsubscribe': LONG_URL,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        Precedence: 'bulk',
+        'X-Mailgrove-Campaign': '33333333-3333-4333-8333-333333333333',
+      },
+    },
+  ],
+  [
+    'non-ASCII everywhere it may be: names, subject, bodies, a header',
+    {
+      from: 'Café Ünïcode <news@acme.test>',
+      replyTo: '"Help, Desk" <help@acme.test>',
+      to: 'ada@example.com',
+      messageId: 'b2@acme.test',
+      subject: 'Grüße – 😀 a subject long enough that RFC 2047 words have to be folded over several lines, surely',
+      text: 'Grüße ✓\r\nzweite Zeile\ndritte\nend with space \nand tab\t',
+      html: `<p>${'é'.repeat(120)}</p>\n<p>a=b ${'x'.repeat(200)}</p>`,
+      headers: { 'X-Note': 'Notiz für dich' },
+    },
+  ],
   ['only HTML', { from: 'a@b.test', to: 'c@d.test', subject: 'x', messageId: 'c3@b.test', html: '<p>only html</p>' }],
   ['only text', { from: 'a@b.test', to: 'c@d.test', subject: 'x', messageId: 'd4@b.test', text: 'only text' }],
 ];
@@ -72,7 +105,14 @@ describe('composeMessage', () => {
   });
 
   test('no header injection: CR/LF in the subject or a header value stays inside that header', async () => {
-    const c = composeMessage({ from: 'a@b.test', to: 'c@d.test', subject: 'Hi\r\nBcc: evil@x.test', messageId: 'e5@b.test', text: 't', headers: { 'X-Note': 'one\r\nX-Evil: 1\r\n\r\nbody' } })!;
+    const c = composeMessage({
+      from: 'a@b.test',
+      to: 'c@d.test',
+      subject: 'Hi\r\nBcc: evil@x.test',
+      messageId: 'e5@b.test',
+      text: 't',
+      headers: { 'X-Note': 'one\r\nX-Evil: 1\r\n\r\nbody' },
+    })!;
     const p = await simpleParser(c.raw);
     assert.equal(p.bcc, undefined);
     assert.equal(p.headers.get('x-evil'), undefined);
@@ -88,7 +128,11 @@ describe('composeMessage', () => {
     assert.equal(composeMessage({ ...base, to: 'Ada <c@d.test>' }), undefined, 'a display name');
     assert.equal(composeMessage({ ...base, from: 'Nobody' }), undefined, 'a sender without an address');
     assert.equal(composeMessage({ ...base, replyTo: 'not an address' }), undefined);
-    assert.equal(composeMessage({ ...base, headers: { 'Content-Type': 'text/plain' } }), undefined, 'a header we write ourselves');
+    assert.equal(
+      composeMessage({ ...base, headers: { 'Content-Type': 'text/plain' } }),
+      undefined,
+      'a header we write ourselves',
+    );
     assert.equal(composeMessage({ ...base, headers: { 'Bad Key': 'x' } }), undefined, 'an invalid field name');
   });
 });
@@ -97,7 +141,10 @@ describe('composeMessage', () => {
 function splitsUtf8(line: string): boolean {
   const run = /((?:=[0-9A-F]{2})+)=$/.exec(line)?.[1];
   if (!run) return false;
-  const bytes = run.slice(1).split('=').map((h) => parseInt(h, 16));
+  const bytes = run
+    .slice(1)
+    .split('=')
+    .map((h) => parseInt(h, 16));
   let need = 0;
   for (const b of bytes) {
     if (need > 0 && (b & 0xc0) === 0x80) need--;
@@ -108,7 +155,23 @@ function splitsUtf8(line: string): boolean {
 
 describe('encodeQuotedPrintable', () => {
   test('round trip through mailparser for random text, lines ≤ 76, no trailing whitespace, no split UTF-8', async () => {
-    const alphabet = ['a', 'b', ' ', '\t', '\n', '\r\n', '\r', '=', '.', 'é', '✓', '😀', 'x'.repeat(80), '\u0001', '  '];
+    const alphabet = [
+      'a',
+      'b',
+      ' ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\r',
+      '=',
+      '.',
+      'é',
+      '✓',
+      '😀',
+      'x'.repeat(80),
+      '\u0001',
+      '  ',
+    ];
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     for (let t = 0; t < 150; t++) {
@@ -135,6 +198,10 @@ describe('encodeQuotedPrintable', () => {
     assert.equal(encodeQuotedPrintable('end \nx\t'), 'end=20\r\nx=09');
     assert.equal(encodeQuotedPrintable('é✓'), '=C3=A9=E2=9C=93');
     assert.equal(encodeQuotedPrintable('x'.repeat(80)), 'x'.repeat(75) + '=\r\n' + 'x'.repeat(5));
-    assert.equal(encodeQuotedPrintable('x'.repeat(74) + 'é'), 'x'.repeat(74) + '=\r\n=C3=A9', 'a UTF-8 sequence is not split');
+    assert.equal(
+      encodeQuotedPrintable('x'.repeat(74) + 'é'),
+      'x'.repeat(74) + '=\r\n=C3=A9',
+      'a UTF-8 sequence is not split',
+    );
   });
 });

@@ -9,23 +9,45 @@ import { compileTemplate, renderMessage, TemplateError } from '../../src/mail/re
 import { clickUrl, extractLinks, openUrl, readTrackToken } from '../../src/mail/tracking.ts';
 import { readUnsubscribeToken, unsubscribeToken, unsubscribeUrl } from '../../src/mail/unsubscribe.ts';
 
-const config = { ...loadConfig({ PUBLIC_URL: 'https://mail.example.com', MAIL_FROM: 'Grove <no-reply@grove.test>' }, {}), secret: 's3cret' };
+const config = {
+  ...loadConfig({ PUBLIC_URL: 'https://mail.example.com', MAIL_FROM: 'Grove <no-reply@grove.test>' }, {}),
+  secret: 's3cret',
+};
 const A = '11111111-1111-4111-8111-111111111111';
 const S = '22222222-2222-4222-8222-222222222222';
 const C = '33333333-3333-4333-8333-333333333333';
-const sub = { id: S, email: 'ada@example.com', first_name: '<b>Ada</b>', last_name: null, custom_fields: { company: 'A & B' } };
+const sub = {
+  id: S,
+  email: 'ada@example.com',
+  first_name: '<b>Ada</b>',
+  last_name: null,
+  custom_fields: { company: 'A & B' },
+};
 
 describe('renderMessage', () => {
   test('variables: subscriber.*, custom_fields, campaign.name, unsubscribe_url, default filter', () => {
-    const t = compileTemplate({ subject: 'Hi {{ subscriber.last_name | default: "there" }}', html: '<p>{{ subscriber.email }} at {{ subscriber.custom_fields.company }} / {{ campaign.name }}</p><a href="{{ unsubscribe_url }}">out</a>' });
-    const m = renderMessage(t, { subscriber: sub, campaign: { id: C, name: 'Spring' }, unsubscribeUrl: 'https://u/x?a=1&b=2' });
+    const t = compileTemplate({
+      subject: 'Hi {{ subscriber.last_name | default: "there" }}',
+      html: '<p>{{ subscriber.email }} at {{ subscriber.custom_fields.company }} / {{ campaign.name }}</p><a href="{{ unsubscribe_url }}">out</a>',
+    });
+    const m = renderMessage(t, {
+      subscriber: sub,
+      campaign: { id: C, name: 'Spring' },
+      unsubscribeUrl: 'https://u/x?a=1&b=2',
+    });
     assert.equal(m.subject, 'Hi there');
     assert.equal(m.html, '<p>ada@example.com at A &amp; B / Spring</p><a href="https://u/x?a=1&amp;b=2">out</a>');
     assert.match(m.text, /ada@example\.com at A & B \/ Spring/);
   });
 
   test('subscriber data is HTML-escaped in the body, not in subject or text; the footer is appended when there is no unsubscribe_url', () => {
-    const m = renderMessage({ subject: 'For {{ subscriber.first_name }}', html: '<html><body><h1>Hello {{ subscriber.first_name }}</h1></body></html>' }, { subscriber: sub, unsubscribeUrl: 'https://u/t' });
+    const m = renderMessage(
+      {
+        subject: 'For {{ subscriber.first_name }}',
+        html: '<html><body><h1>Hello {{ subscriber.first_name }}</h1></body></html>',
+      },
+      { subscriber: sub, unsubscribeUrl: 'https://u/t' },
+    );
     assert.match(m.html, /<h1>Hello &lt;b&gt;Ada&lt;\/b&gt;<\/h1>/);
     assert.equal(m.subject, 'For <b>Ada</b>');
     assert.match(m.text, /^Hello <b>Ada<\/b>/, 'headings keep their case and variables survive the text conversion');
@@ -34,29 +56,51 @@ describe('renderMessage', () => {
   });
 
   test('content_text is used as given (with its own footer); preview_text becomes a hidden preheader; the subject is one line', () => {
-    const m = renderMessage({ subject: 'A\r\nB', html: '<body><p>x</p></body>', text: 'Plain {{ subscriber.email }}', preview_text: 'Peek <here>' }, { subscriber: sub, unsubscribeUrl: 'https://u/t' });
+    const m = renderMessage(
+      {
+        subject: 'A\r\nB',
+        html: '<body><p>x</p></body>',
+        text: 'Plain {{ subscriber.email }}',
+        preview_text: 'Peek <here>',
+      },
+      { subscriber: sub, unsubscribeUrl: 'https://u/t' },
+    );
     assert.equal(m.subject, 'A B');
     assert.match(m.text, /^Plain ada@example\.com\n\nUnsubscribe: https:\/\/u\/t\n$/);
     assert.match(m.html, /^<body><div style="display:none[^"]*">Peek &lt;here&gt;<\/div><p>x<\/p>/);
   });
 
   test('tracking: the pixel goes before </body>; rewriteLinks maps each href', () => {
-    const m = renderMessage({ subject: 's', html: '<body><a href="https://a.test/1">1</a><a href=\'https://b.test\'>2</a>{{ unsubscribe_url }}</body>' }, {
-      subscriber: sub,
-      unsubscribeUrl: 'https://u/t',
-      trackOpen: 'https://t/o/x',
-      rewriteLinks: (u) => (u === 'https://a.test/1' ? 'https://t/c/1?q=a&b' : u),
-    });
+    const m = renderMessage(
+      {
+        subject: 's',
+        html: '<body><a href="https://a.test/1">1</a><a href=\'https://b.test\'>2</a>{{ unsubscribe_url }}</body>',
+      },
+      {
+        subscriber: sub,
+        unsubscribeUrl: 'https://u/t',
+        trackOpen: 'https://t/o/x',
+        rewriteLinks: (u) => (u === 'https://a.test/1' ? 'https://t/c/1?q=a&b' : u),
+      },
+    );
     assert.match(m.html, /<a href="https:\/\/t\/c\/1\?q=a&amp;b">1<\/a><a href='https:\/\/b\.test'>2<\/a>/);
     assert.match(m.html, /<img src="https:\/\/t\/o\/x"[^>]*><\/body>$/);
   });
 
   test('compile-time tracking: known links become {{ tracking.click }}/<index>, the pixel goes before </body>, preview_text is never Liquid', () => {
     const t = compileTemplate(
-      { subject: 's', html: '<body><a href="https://a.test/1">1</a><a href="https://other.test">2</a></body>', preview_text: '{{ subscriber.email }} & more' },
+      {
+        subject: 's',
+        html: '<body><a href="https://a.test/1">1</a><a href="https://other.test">2</a></body>',
+        preview_text: '{{ subscriber.email }} & more',
+      },
       { linkIndex: (u) => (u === 'https://a.test/1' ? 4 : undefined) },
     );
-    const m = renderMessage(t, { subscriber: sub, unsubscribeUrl: 'https://u/t', tracking: { click: 'https://t/c/TOKEN', open: 'https://t/o/TOKEN' } });
+    const m = renderMessage(t, {
+      subscriber: sub,
+      unsubscribeUrl: 'https://u/t',
+      tracking: { click: 'https://t/c/TOKEN', open: 'https://t/o/TOKEN' },
+    });
     assert.match(m.html, /<a href="https:\/\/t\/c\/TOKEN\/4">1<\/a><a href="https:\/\/other\.test">2<\/a>/);
     assert.match(m.html, /<img src="https:\/\/t\/o\/TOKEN"[^>]*><\/body>$/);
     assert.match(m.html, />\{\{ subscriber\.email \}\} &amp; more<\/div>/);
@@ -64,13 +108,21 @@ describe('renderMessage', () => {
   });
 
   test('save-time errors: unknown filter, unclosed tag, file includes → TemplateError naming each part', () => {
-    assert.throws(() => compileTemplate({ subject: '{{ x | nope }}', html: '{% if a %}' }), (err: any) => {
-      assert.ok(err instanceof TemplateError);
-      assert.deepEqual(err.problems.map((p: TemplateError['problems'][number]) => p.part), ['subject', 'html']);
-      assert.match(err.message, /^subject: undefined filter: nope/);
-      return true;
-    });
-    assert.throws(() => renderMessage({ subject: 's', html: '{% include "/etc/passwd" %}' }, { subscriber: sub, unsubscribeUrl: 'u' }));
+    assert.throws(
+      () => compileTemplate({ subject: '{{ x | nope }}', html: '{% if a %}' }),
+      (err: any) => {
+        assert.ok(err instanceof TemplateError);
+        assert.deepEqual(
+          err.problems.map((p: TemplateError['problems'][number]) => p.part),
+          ['subject', 'html'],
+        );
+        assert.match(err.message, /^subject: undefined filter: nope/);
+        return true;
+      },
+    );
+    assert.throws(() =>
+      renderMessage({ subject: 's', html: '{% include "/etc/passwd" %}' }, { subscriber: sub, unsubscribeUrl: 'u' }),
+    );
   });
 });
 
@@ -78,19 +130,27 @@ describe('Signed tokens', () => {
   test('unsubscribe tokens round-trip (with campaign or automation source) and reject tampering, other secrets and other purposes', () => {
     const t = unsubscribeToken('s3cret', A, S, { campaign_id: C });
     assert.deepEqual(readUnsubscribeToken('s3cret', t), { account_id: A, subscriber_id: S, campaign_id: C });
-    assert.deepEqual(readUnsubscribeToken('s3cret', unsubscribeToken('s3cret', A, S)), { account_id: A, subscriber_id: S });
+    assert.deepEqual(readUnsubscribeToken('s3cret', unsubscribeToken('s3cret', A, S)), {
+      account_id: A,
+      subscriber_id: S,
+    });
     assert.equal(readUnsubscribeToken('other', t), undefined);
     assert.equal(readUnsubscribeToken('s3cret', t.slice(0, 20) + (t[20] === 'A' ? 'B' : 'A') + t.slice(21)), undefined);
     const open = openUrl(config, C, S).split('/').pop()!;
     assert.equal(readUnsubscribeToken('s3cret', open), undefined, 'a tracking token is no unsubscribe token');
     assert.deepEqual(readTrackToken('s3cret', open), { campaign_id: C, subscriber_id: S });
     assert.equal(readTrackToken('s3cret', t), undefined, 'an unsubscribe token is no tracking token');
-    assert.equal(clickUrl(config, C, S, 513), `https://mail.example.com/t/c/${open}/513`, 'one token per recipient, the link is an index');
+    assert.equal(
+      clickUrl(config, C, S, 513),
+      `https://mail.example.com/t/c/${open}/513`,
+      'one token per recipient, the link is an index',
+    );
     assert.match(unsubscribeUrl(config, A, S), /^https:\/\/mail\.example\.com\/u\/[A-Za-z0-9_-]{40,}$/);
   });
 
   test('extractLinks: literal http(s) hrefs once each; Liquid, mailto and anchors are not tracked', () => {
-    const html = '<a href="https://a.test/x?y=1&amp;z=2">1</a><a href="https://a.test/x?y=1&amp;z=2">again</a><a href="mailto:x@y">m</a><a href="#top">t</a><a href="{{ unsubscribe_url }}">u</a><a href="https://p.test/?e={{ subscriber.email }}">p</a><A HREF=\'http://b.test\'>b</A>';
+    const html =
+      '<a href="https://a.test/x?y=1&amp;z=2">1</a><a href="https://a.test/x?y=1&amp;z=2">again</a><a href="mailto:x@y">m</a><a href="#top">t</a><a href="{{ unsubscribe_url }}">u</a><a href="https://p.test/?e={{ subscriber.email }}">p</a><A HREF=\'http://b.test\'>b</A>';
     assert.deepEqual(extractLinks(html), ['https://a.test/x?y=1&z=2', 'http://b.test']);
   });
 });
@@ -102,14 +162,33 @@ describe('Headers and sender', () => {
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       Precedence: 'bulk',
     });
-    const withMailto = bulkHeaders({ ...config, UNSUBSCRIBE_MAILTO: 'unsub@grove.test' }, 'https://mail.example.com/u/TOKEN');
-    assert.equal(withMailto['List-Unsubscribe'], '<https://mail.example.com/u/TOKEN>, <mailto:unsub@grove.test?subject=unsubscribe%20TOKEN>');
+    const withMailto = bulkHeaders(
+      { ...config, UNSUBSCRIBE_MAILTO: 'unsub@grove.test' },
+      'https://mail.example.com/u/TOKEN',
+    );
+    assert.equal(
+      withMailto['List-Unsubscribe'],
+      '<https://mail.example.com/u/TOKEN>, <mailto:unsub@grove.test?subject=unsubscribe%20TOKEN>',
+    );
   });
 
   test('From/Reply-To: the message, then the account defaults, then MAIL_FROM', () => {
-    assert.deepEqual(resolveSender(config, { from_name: 'News', from_email: 'n@a.test', reply_to: 'r@a.test' }, {}), { from: 'News <n@a.test>', replyTo: 'r@a.test' });
-    assert.deepEqual(resolveSender(config, {}, { default_from_name: 'Acme, Inc.', default_from_email: 'd@a.test', default_reply_to: 'dr@a.test' }), { from: '"Acme, Inc." <d@a.test>', replyTo: 'dr@a.test' });
-    assert.deepEqual(resolveSender(config, { from_name: 'Only name' }, {}), { from: 'Only name <no-reply@grove.test>', replyTo: undefined });
+    assert.deepEqual(resolveSender(config, { from_name: 'News', from_email: 'n@a.test', reply_to: 'r@a.test' }, {}), {
+      from: 'News <n@a.test>',
+      replyTo: 'r@a.test',
+    });
+    assert.deepEqual(
+      resolveSender(
+        config,
+        {},
+        { default_from_name: 'Acme, Inc.', default_from_email: 'd@a.test', default_reply_to: 'dr@a.test' },
+      ),
+      { from: '"Acme, Inc." <d@a.test>', replyTo: 'dr@a.test' },
+    );
+    assert.deepEqual(resolveSender(config, { from_name: 'Only name' }, {}), {
+      from: 'Only name <no-reply@grove.test>',
+      replyTo: undefined,
+    });
     assert.deepEqual(resolveSender(config, {}, {}), { from: 'Grove <no-reply@grove.test>', replyTo: undefined });
   });
 });
@@ -131,24 +210,48 @@ describe('Fast template path (byte-identical to liquidjs where it applies)', asy
     const values = ['Ada', `<O'Brien & "Co">`, '', null, undefined];
     for (const source of sources) {
       for (const first_name of values) {
-        const scope = { subscriber: { first_name, last_name: first_name, custom_fields: { n: 42, b: true, z: 0, flag: false, nothing: "" } } };
-        for (const [engine, escape] of [[html, true], [text, false]] as const) {
+        const scope = {
+          subscriber: {
+            first_name,
+            last_name: first_name,
+            custom_fields: { n: 42, b: true, z: 0, flag: false, nothing: '' },
+          },
+        };
+        for (const [engine, escape] of [
+          [html, true],
+          [text, false],
+        ] as const) {
           const fast = compileFast(source, escape);
           assert.ok(fast, source);
-          assert.equal(fast(scope), engine.parseAndRenderSync(source, scope), `${source} with ${first_name} (escape ${escape})`);
+          assert.equal(
+            fast(scope),
+            engine.parseAndRenderSync(source, scope),
+            `${source} with ${first_name} (escape ${escape})`,
+          );
         }
       }
     }
   });
 
   test('falls back to liquidjs for tags, other filters, whitespace control, drops and non-scalar values', () => {
-    for (const source of ['{% if a %}x{% endif %}', '{{ a | upcase }}', '{{- a -}}', '{{ a.size }}', '{{ a["b"] }}', '{{ true }}', 'x {{ a']) {
+    for (const source of [
+      '{% if a %}x{% endif %}',
+      '{{ a | upcase }}',
+      '{{- a -}}',
+      '{{ a.size }}',
+      '{{ a["b"] }}',
+      '{{ true }}',
+      'x {{ a',
+    ]) {
       assert.equal(compileFast(source, true), undefined, source);
     }
     const f = compileFast('{{ a }}', true)!;
     assert.equal(f({ a: ['x'] }), undefined);
     assert.equal(f({ a: { b: 1 } }), undefined);
-    const rendered = renderMessage({ subject: '{{ subscriber.custom_fields.tags }}', html: '<p>{{ subscriber.custom_fields.tags }}</p>' }, { subscriber: { ...sub, custom_fields: { tags: ['a', 'b'] } }, unsubscribeUrl: 'u' });
+    const rendered = renderMessage(
+      { subject: '{{ subscriber.custom_fields.tags }}', html: '<p>{{ subscriber.custom_fields.tags }}</p>' },
+      { subscriber: { ...sub, custom_fields: { tags: ['a', 'b'] } }, unsubscribeUrl: 'u' },
+    );
     assert.equal(rendered.subject, 'ab', 'liquidjs prints the array as it always did');
   });
 });

@@ -35,7 +35,8 @@ async function server(opts: Partial<SMTPServerOptions> = {}): Promise<Server> {
       s.concurrent--;
     },
     onRcptTo(address, _session, cb) {
-      if (address.address.startsWith('refuse')) return cb(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
+      if (address.address.startsWith('refuse'))
+        return cb(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
       cb();
     },
     onData(stream, session, cb) {
@@ -55,7 +56,15 @@ async function server(opts: Partial<SMTPServerOptions> = {}): Promise<Server> {
   return s;
 }
 
-const options = (port: number, extra: Partial<SmtpPoolOptions> = {}): SmtpPoolOptions => ({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, tls: { rejectUnauthorized: true }, maxConnections: 3, ...extra });
+const options = (port: number, extra: Partial<SmtpPoolOptions> = {}): SmtpPoolOptions => ({
+  host: '127.0.0.1',
+  port,
+  secure: false,
+  ignoreTLS: true,
+  tls: { rejectUnauthorized: true },
+  maxConnections: 3,
+  ...extra,
+});
 const message = (to: string) => `From: a@b.test\r\nTo: ${to}\r\nSubject: x\r\nMessage-ID: <${to}>\r\n\r\nhello\r\n`;
 const send = (pool: SmtpPool, to: string) => pool.send({ from: 'a@b.test', to: [to] }, message(to));
 
@@ -66,7 +75,10 @@ describe('SmtpPool', () => {
     const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => send(pool, `r${i}@x.test`)));
     assert.equal(s.received.length, 40);
     assert.equal(new Set(s.received).size, 40);
-    assert.ok(replies.every((r) => /^250 /.test(r)), replies[0]);
+    assert.ok(
+      replies.every((r) => /^250 /.test(r)),
+      replies[0],
+    );
     assert.equal(s.peak, 3);
     assert.equal(s.opened, 3, 'no connection was opened twice');
     pool.close();
@@ -75,7 +87,10 @@ describe('SmtpPool', () => {
   test('a refused recipient (5xx) is an error with responseCode, and the connection stays in use', async () => {
     const s = await server();
     const pool = new SmtpPool(options(s.port, { maxConnections: 1 }));
-    await assert.rejects(send(pool, 'refuse@x.test'), (err: any) => err.responseCode === 550 && /No such user/.test(err.response));
+    await assert.rejects(
+      send(pool, 'refuse@x.test'),
+      (err: any) => err.responseCode === 550 && /No such user/.test(err.response),
+    );
     await send(pool, 'ok@x.test');
     assert.deepEqual(s.received, ['ok@x.test']);
     assert.equal(s.opened, 1);
@@ -98,7 +113,10 @@ describe('SmtpPool', () => {
     await s.close();
     const pool = new SmtpPool(options(s.port, { maxConnections: 2 }));
     const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => send(pool, `d${i}@x.test`)));
-    assert.ok(results.every((r) => r.status === 'rejected' && ['ECONNECTION', 'ESOCKET'].includes((r.reason as any).code)), JSON.stringify(results.map((r) => r.status === 'rejected' && (r.reason as any).code)));
+    assert.ok(
+      results.every((r) => r.status === 'rejected' && ['ECONNECTION', 'ESOCKET'].includes((r.reason as any).code)),
+      JSON.stringify(results.map((r) => r.status === 'rejected' && (r.reason as any).code)),
+    );
     pool.close();
   });
 

@@ -9,16 +9,34 @@ import { createTransport } from '../../src/mail/transport.ts';
 import { migratedDb } from '../support/db.ts';
 import { startSink } from '../support/smtpSink.ts';
 
-const sink = await startSink({ reply: (rcpt) => (rcpt.startsWith('later') ? [451, '4.3.0 Try later'] : rcpt.startsWith('never') ? [550, '5.1.1 No such user'] : undefined) });
+const sink = await startSink({
+  reply: (rcpt) =>
+    rcpt.startsWith('later')
+      ? [451, '4.3.0 Try later']
+      : rcpt.startsWith('never')
+        ? [550, '5.1.1 No such user']
+        : undefined,
+});
 after(() => sink.close());
 const { db } = await migratedDb();
 
-const msg = (to: string) => ({ accountId: null, from: 'News <news@acme.test>', to, subject: 'Hello', html: '<p>Hi</p>', text: 'Hi', headers: { Precedence: 'bulk' } });
+const msg = (to: string) => ({
+  accountId: null,
+  from: 'News <news@acme.test>',
+  to,
+  subject: 'Hello',
+  html: '<p>Hi</p>',
+  text: 'Hi',
+  headers: { Precedence: 'bulk' },
+});
 
 test('SMTP with DKIM: the message arrives signed (d= and s= from DKIM_DOMAIN / DKIM_SELECTOR), Message-ID on that domain', async () => {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString().replace(/\n/g, '\\n'); // as one env line
-  const config = { ...loadConfig({ SMTP_URL: sink.url, DKIM_DOMAIN: 'acme.test', DKIM_SELECTOR: 'mg1', DKIM_PRIVATE_KEY: pem }, {}), secret: 's' };
+  const config = {
+    ...loadConfig({ SMTP_URL: sink.url, DKIM_DOMAIN: 'acme.test', DKIM_SELECTOR: 'mg1', DKIM_PRIVATE_KEY: pem }, {}),
+    secret: 's',
+  };
   const transport = createTransport(config, db);
   try {
     const res = await transport.send(msg('signed@dkim.test'));
@@ -52,17 +70,37 @@ function dkimVerify(raw: string, publicKey: KeyObject): boolean {
   const fields = raw.slice(0, split).split(/\r\n(?![ \t])/);
   const relaxedHeader = (f: string) => {
     const i = f.indexOf(':');
-    return `${f.slice(0, i).trim().toLowerCase()}:${f.slice(i + 1).replace(/\r\n/g, '').replace(/[ \t]+/g, ' ').trim()}`;
+    return `${f.slice(0, i).trim().toLowerCase()}:${f
+      .slice(i + 1)
+      .replace(/\r\n/g, '')
+      .replace(/[ \t]+/g, ' ')
+      .trim()}`;
   };
   const sigField = fields.find((f) => /^dkim-signature:/i.test(f))!;
-  const tags = new Map(relaxedHeader(sigField).slice('dkim-signature:'.length).split(';').map((t) => t.trim().split(/=(.*)/s).slice(0, 2) as [string, string]));
+  const tags = new Map(
+    relaxedHeader(sigField)
+      .slice('dkim-signature:'.length)
+      .split(';')
+      .map((t) => t.trim().split(/=(.*)/s).slice(0, 2) as [string, string]),
+  );
   assert.equal(tags.get('c'), 'relaxed/relaxed');
-  const body = raw.slice(split + 4).split('\r\n').map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, '')).join('\r\n').replace(/(\r\n)*$/, '');
-  const bh = createHash('sha256').update(body.length ? body + '\r\n' : '').digest('base64');
+  const body = raw
+    .slice(split + 4)
+    .split('\r\n')
+    .map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, ''))
+    .join('\r\n')
+    .replace(/(\r\n)*$/, '');
+  const bh = createHash('sha256')
+    .update(body.length ? body + '\r\n' : '')
+    .digest('base64');
   if (bh !== tags.get('bh')!.replace(/\s/g, '')) return false;
   const pool = fields.filter((f) => f !== sigField);
   let signed = '';
-  for (const name of tags.get('h')!.toLowerCase().split(':').map((h) => h.trim())) {
+  for (const name of tags
+    .get('h')!
+    .toLowerCase()
+    .split(':')
+    .map((h) => h.trim())) {
     const i = pool.findLastIndex((f) => f.slice(0, f.indexOf(':')).trim().toLowerCase() === name);
     if (i >= 0) signed += relaxedHeader(pool.splice(i, 1)[0]!) + '\r\n';
   }
@@ -89,8 +127,19 @@ test('without SMTP_URL: the outbox captures each message; sendMany writes a batc
   assert.equal(transport.kind, 'outbox');
   const results = await transport.sendMany!([msg('o1@outbox.test'), msg('o2@outbox.test')]);
   assert.ok(results.every((r) => r.ok));
-  const rows = await db.selectFrom('outbox').select(['to_addr', 'message_id', 'headers']).where('to_addr', 'like', '%@outbox.test').orderBy('to_addr').execute();
-  assert.deepEqual(rows.map((r) => r.to_addr), ['o1@outbox.test', 'o2@outbox.test']);
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['to_addr', 'message_id', 'headers'])
+    .where('to_addr', 'like', '%@outbox.test')
+    .orderBy('to_addr')
+    .execute();
+  assert.deepEqual(
+    rows.map((r) => r.to_addr),
+    ['o1@outbox.test', 'o2@outbox.test'],
+  );
   assert.equal(rows[0]!.headers.Precedence, 'bulk');
-  assert.deepEqual(rows.map((r) => r.message_id), results.map((r) => (r.ok ? r.messageId : '')));
+  assert.deepEqual(
+    rows.map((r) => r.message_id),
+    results.map((r) => (r.ok ? r.messageId : '')),
+  );
 });

@@ -50,18 +50,28 @@ export async function childServer(env: Record<string, string>): Promise<ChildSer
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { MAILGROVE_DATA_DIR: dataDir!, DATABASE_URL: '' }),
     ...env,
   };
-  const exited = () => new Promise<void>((resolve) => (child && child.exitCode === null && child.signalCode === null ? child.once('exit', () => resolve()) : resolve()));
+  const exited = () =>
+    new Promise<void>((resolve) =>
+      child && child.exitCode === null && child.signalCode === null ? child.once('exit', () => resolve()) : resolve(),
+    );
   return {
     url: `http://127.0.0.1:${port}`,
     adminToken,
     async start() {
-      child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+        cwd: ROOT,
+        env: fullEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout!.on('data', (d) => (log += d));
       child.stderr!.on('data', (d) => (log += d));
       const until = Date.now() + 60_000;
       for (;;) {
         if (child.exitCode !== null) throw new Error(`child server exited (${child.exitCode}):\n${log}`);
-        const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false);
+        const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) return;
         if (Date.now() > until) throw new Error(`child server did not become healthy:\n${log}`);
         await new Promise((r) => setTimeout(r, 100));

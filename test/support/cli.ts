@@ -16,9 +16,16 @@ export function cli(env: Env, ...args: string[]): Promise<{ code: number; stdout
 }
 
 /** Runs `mailgrove <args>` to the end with `stdin` as its standard input (a password, for instance). */
-export function cliWithInput(env: Env, stdin: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export function cliWithInput(
+  env: Env,
+  stdin: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv(env) });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -31,7 +38,13 @@ export function cliWithInput(env: Env, stdin: string, ...args: string[]): Promis
 
 function childEnv(env: Env): NodeJS.ProcessEnv {
   // nothing from the test runner's environment decides where the child's data goes
-  const { DATABASE_URL: _d, MAILGROVE_URL: _u, MAILGROVE_ADMIN_TOKEN: _t, MAILGROVE_DATA_DIR: _m, ...rest } = process.env;
+  const {
+    DATABASE_URL: _d,
+    MAILGROVE_URL: _u,
+    MAILGROVE_ADMIN_TOKEN: _t,
+    MAILGROVE_DATA_DIR: _m,
+    ...rest
+  } = process.env;
   return { ...rest, LOG_LEVEL: 'info', WORKER_POLL_MS: '500', ...env };
 }
 
@@ -50,7 +63,10 @@ export interface Server {
 
 /** `mailgrove serve` on a random port; resolves once it listens (its log line names the URL). */
 export function serve(env: Env): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], { cwd: ROOT, env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }) });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: ROOT,
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
+  });
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
@@ -82,12 +98,32 @@ async function get(url: string, key?: string) {
 
 /** The whole operator story on one store: accounts and keys from the CLI, a server that accepts them. */
 export async function operatorStory(store: Env, opts: { lock: boolean }) {
-  const account = await json(store, 'accounts', 'create', '--name', 'Acme', '--owner-email', 'ada@example.com', '--limit', '500');
+  const account = await json(
+    store,
+    'accounts',
+    'create',
+    '--name',
+    'Acme',
+    '--owner-email',
+    'ada@example.com',
+    '--limit',
+    '500',
+  );
   assert.equal(account.name, 'Acme');
   assert.equal(account.subscriber_limit, 500);
   assert.equal(account.owner.email, 'ada@example.com');
 
-  const human = await cli(store, 'keys', 'create', '--account', account.id, '--name', 'Zapier', '--scopes', 'subscribers:*,groups:read');
+  const human = await cli(
+    store,
+    'keys',
+    'create',
+    '--account',
+    account.id,
+    '--name',
+    'Zapier',
+    '--scopes',
+    'subscribers:*,groups:read',
+  );
   assert.equal(human.code, 0, human.stderr);
   const key = human.stdout.split('\n')[0]!;
   assert.match(key, /^mailgrove_[0-9a-f]{32}$/, 'the raw key is the first line, alone');
@@ -95,7 +131,10 @@ export async function operatorStory(store: Env, opts: { lock: boolean }) {
 
   const keys = await json(store, 'keys', 'list', '--account', account.id);
   assert.equal(keys.length, 1);
-  assert.deepEqual([keys[0].name, keys[0].scopes, keys[0].hint], ['Zapier', ['subscribers:*', 'groups:read'], `mailgrove_…${key.slice(-4)}`]);
+  assert.deepEqual(
+    [keys[0].name, keys[0].scopes, keys[0].hint],
+    ['Zapier', ['subscribers:*', 'groups:read'], `mailgrove_…${key.slice(-4)}`],
+  );
   assert.ok(!JSON.stringify(keys).includes(key), 'the list never shows the key');
 
   const server = await serve({ ...store, MAILGROVE_ADMIN_TOKEN: ADMIN_TOKEN });
@@ -114,7 +153,10 @@ export async function operatorStory(store: Env, opts: { lock: boolean }) {
     if (opts.lock) {
       const second = await cli({ ...store, PORT: '0' }, 'serve');
       assert.equal(second.code, 1, 'a second server on the data dir must fail');
-      assert.match(second.stderr, new RegExp(`data directory .* is in use by another Mailgrove process \\(pid ${server.child.pid}\\)`));
+      assert.match(
+        second.stderr,
+        new RegExp(`data directory .* is in use by another Mailgrove process \\(pid ${server.child.pid}\\)`),
+      );
       assert.match(second.stderr, /MAILGROVE_DATA_DIR|DATABASE_URL/, 'the message says what to do');
     }
 
@@ -142,7 +184,13 @@ export async function operatorStory(store: Env, opts: { lock: boolean }) {
     await get(`${server.url}/api/v1/external/subscribers/not-a-uuid`, key);
     const log = server.log();
     assert.match(log, /"url":"\/api\/v1\/external\/test-auth"/, 'requests are logged at info');
-    for (const secret of [key, key.slice('mailgrove_'.length), second.key, second.key.slice('mailgrove_'.length), ADMIN_TOKEN]) {
+    for (const secret of [
+      key,
+      key.slice('mailgrove_'.length),
+      second.key,
+      second.key.slice('mailgrove_'.length),
+      ADMIN_TOKEN,
+    ]) {
       assert.ok(!log.includes(secret), `a secret appears in the server log: ${secret.slice(0, 14)}…`);
     }
   } finally {

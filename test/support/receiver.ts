@@ -28,7 +28,11 @@ export async function startReceiver(scope: Scope = fileScope): Promise<Receiver>
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const path = req.url!;
-      received.push({ path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+      received.push({
+        path,
+        headers: req.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       if (path.startsWith('/hang')) return;
       const status = scripted.get(path)?.shift() ?? (path.startsWith('/fail') ? 500 : 200);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status} for ${path}`);

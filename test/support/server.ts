@@ -26,9 +26,15 @@ export interface TestServer {
   config: Config;
   running: Running;
   /** a new account (own tenant) with one key of these scopes */
-  newAccount(opts?: { scopes?: string[]; limit?: number }): Promise<{ accountId: string; key: string; userId: string | null }>;
+  newAccount(opts?: {
+    scopes?: string[];
+    limit?: number;
+  }): Promise<{ accountId: string; key: string; userId: string | null }>;
   /** newAccount, and a REST client with its key */
-  restAccount(opts?: { scopes?: string[]; limit?: number }): Promise<{ accountId: string; key: string; userId: string | null; api: ApiClient }>;
+  restAccount(opts?: {
+    scopes?: string[];
+    limit?: number;
+  }): Promise<{ accountId: string; key: string; userId: string | null; api: ApiClient }>;
   /** another key for an existing account */
   newKey(accountId: string, scopes?: string[], extra?: { expires_at?: Date }): Promise<{ id: string; key: string }>;
 }
@@ -44,7 +50,11 @@ export async function startServer(t: Scope, env: Partial<Record<keyof Env, unkno
   const db = testDb.handle.db;
   let n = 0;
   const newAccount: TestServer['newAccount'] = async (opts = {}) => {
-    const account = await accounts.create(db, { name: `Account ${++n}`, subscriber_limit: opts.limit, owner_email: `owner${n}-${Date.now()}@example.com` }, config.DEFAULT_SUBSCRIBER_LIMIT);
+    const account = await accounts.create(
+      db,
+      { name: `Account ${++n}`, subscriber_limit: opts.limit, owner_email: `owner${n}-${Date.now()}@example.com` },
+      config.DEFAULT_SUBSCRIBER_LIMIT,
+    );
     const key = await apiKeys.create(db, account.id, { name: 'test key', scopes: opts.scopes ?? ['*'] });
     return { accountId: account.id, key: key.key, userId: account.owner?.id ?? null };
   };
@@ -73,10 +83,19 @@ export interface ApiResponse<T = any> {
 
 /** A tiny JSON client for one base path and bearer key. */
 export function client(base: string, key?: string) {
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse> => {
     const res = await fetch(base + path, {
       method,
-      headers: { ...(key && { authorization: `Bearer ${key}` }), ...(body !== undefined && { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        ...(key && { authorization: `Bearer ${key}` }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await res.text();

@@ -10,7 +10,10 @@ type Probe<T> = () => T | undefined | null | false | Promise<T | undefined | nul
 export function until<T>(what: string, probe: Probe<T>, ms?: number): Promise<T>;
 export function until<T>(probe: Probe<T>, ms?: number): Promise<T>;
 export async function until<T>(...args: [string, Probe<T>, number?] | [Probe<T>, number?]): Promise<T> {
-  const [what, probe, ms = 15_000] = typeof args[0] === 'string' ? (args as [string, Probe<T>, number?]) : (['a condition', ...args] as [string, Probe<T>, number?]);
+  const [what, probe, ms = 15_000] =
+    typeof args[0] === 'string'
+      ? (args as [string, Probe<T>, number?])
+      : (['a condition', ...args] as [string, Probe<T>, number?]);
   const end = Date.now() + ms;
   for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
     const v = await probe();

@@ -39,8 +39,18 @@ export function App() {
     return () => void onSignedOut.delete(out);
   }, [refresh]);
 
-  if (error) return <main className="center"><Alert error={error} /></main>;
-  if (me === undefined) return <main className="center"><Loading /></main>;
+  if (error)
+    return (
+      <main className="center">
+        <Alert error={error} />
+      </main>
+    );
+  if (me === undefined)
+    return (
+      <main className="center">
+        <Loading />
+      </main>
+    );
   if (me === null) return <SignIn onSignedIn={refresh} />;
   return <Shell me={me} onChange={refresh} />;
 }
@@ -64,10 +74,15 @@ function Shell({ me, onChange }: { me: Me; onChange: () => void }) {
 
   return (
     <div className="shell">
-      <a className="skip" href="#content">Skip to content</a>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
       <header className="topbar">
         <span className="brand" aria-label="Mailgrove">
-          <span className="logo" aria-hidden="true">✉</span> Mailgrove
+          <span className="logo" aria-hidden="true">
+            ✉
+          </span>{' '}
+          Mailgrove
         </span>
         <div className="account">
           {me.accounts.length > 1 ? (
@@ -75,7 +90,9 @@ function Shell({ me, onChange }: { me: Me; onChange: () => void }) {
               <span className="visually-hidden">Account</span>
               <select value={me.account.id} onChange={(e) => switchTo(e.target.value)}>
                 {me.accounts.map((a) => (
-                  <option key={a.account_id} value={a.account_id}>{a.account_name}</option>
+                  <option key={a.account_id} value={a.account_id}>
+                    {a.account_name}
+                  </option>
                 ))}
               </select>
             </label>
@@ -85,7 +102,9 @@ function Shell({ me, onChange }: { me: Me; onChange: () => void }) {
           <span className="muted" title={me.user.idp_user_id}>
             {me.user.name ?? me.user.email} · {me.role}
           </span>
-          <button type="button" className="secondary small" onClick={signOut}>Sign out</button>
+          <button type="button" className="secondary small" onClick={signOut}>
+            Sign out
+          </button>
         </div>
       </header>
       <nav className="sidebar" aria-label="Main">
@@ -94,7 +113,9 @@ function Shell({ me, onChange }: { me: Me; onChange: () => void }) {
             const current = href === '/' ? path === '/' || path === '/app' : path.startsWith(href);
             return (
               <li key={href}>
-                <Link href={href} aria-current={current ? 'page' : undefined}>{label}</Link>
+                <Link href={href} aria-current={current ? 'page' : undefined}>
+                  {label}
+                </Link>
               </li>
             );
           })}
@@ -126,7 +147,9 @@ function Page({ path, me, onAccountChange }: { path: string; me: Me; onAccountCh
   return (
     <section>
       <h1>Page not found</h1>
-      <p><Link href="/">Back to the overview</Link></p>
+      <p>
+        <Link href="/">Back to the overview</Link>
+      </p>
     </section>
   );
 }

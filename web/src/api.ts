@@ -11,7 +11,8 @@ export class ApiError extends Error {
   }
 }
 
-type Envelope<T> = { success: true; data: T; message?: string } | { success: false; error: string; message?: string; data?: unknown };
+type Envelope<T> =
+  { success: true; data: T; message?: string } | { success: false; error: string; message?: string; data?: unknown };
 
 /** Listeners told when any call comes back 401 (the session ended): the app shows sign-in again. */
 export const onSignedOut = new Set<() => void>();
@@ -31,7 +32,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   if (res.ok && json?.success) return json.data;
   if (res.status === 401 && !path.startsWith('/session')) onSignedOut.forEach((f) => f());
   const failed = json && !json.success ? json : undefined;
-  const fields = res.status === 400 && failed?.data && typeof failed.data === 'object' ? (failed.data as Record<string, string[]>) : {};
+  const fields =
+    res.status === 400 && failed?.data && typeof failed.data === 'object'
+      ? (failed.data as Record<string, string[]>)
+      : {};
   throw new ApiError(res.status, failed?.error ?? `Request failed (${res.status})`, fields, failed?.message);
 }
 

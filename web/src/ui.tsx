@@ -3,21 +3,52 @@
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
 
-export function Field({ label, error, hint, children }: { label: string; error?: string[]; hint?: string; children: (id: string, describedBy?: string) => ReactNode }) {
+export function Field({
+  label,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  error?: string[];
+  hint?: string;
+  children: (id: string, describedBy?: string) => ReactNode;
+}) {
   const id = `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   const describedBy = error?.length ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
       {children(id, describedBy)}
-      {hint && !error?.length && <p className="hint" id={`${id}-hint`}>{hint}</p>}
-      {error?.length ? <p className="field-error" id={`${id}-error`}>{error[0]}</p> : null}
+      {hint && !error?.length && (
+        <p className="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error?.length ? (
+        <p className="field-error" id={`${id}-error`}>
+          {error[0]}
+        </p>
+      ) : null}
     </div>
   );
 }
 
-export function Alert({ error, children, kind = 'error' }: { error?: unknown; children?: ReactNode; kind?: 'error' | 'success' | 'warning' }) {
-  const text = error instanceof Error ? (error instanceof ApiError && error.detail ? `${error.message}: ${error.detail}` : error.message) : children;
+export function Alert({
+  error,
+  children,
+  kind = 'error',
+}: {
+  error?: unknown;
+  children?: ReactNode;
+  kind?: 'error' | 'success' | 'warning';
+}) {
+  const text =
+    error instanceof Error
+      ? error instanceof ApiError && error.detail
+        ? `${error.message}: ${error.detail}`
+        : error.message
+      : children;
   if (!text) return null;
   return (
     <div className={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
@@ -27,7 +58,10 @@ export function Alert({ error, children, kind = 'error' }: { error?: unknown; ch
 }
 
 /** Loads data for a page; reload() fetches again (after a change). */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data?: T; error?: unknown; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data?: T; error?: unknown; loading: boolean; reload: () => void } {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
@@ -76,6 +110,12 @@ export function Loading() {
   );
 }
 
-export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'good' | 'bad' | 'warn'; children: ReactNode }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+}: {
+  tone?: 'neutral' | 'good' | 'bad' | 'warn';
+  children: ReactNode;
+}) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
 }

@@ -40,11 +40,18 @@ export interface AccountWithOwner extends Account {
 export async function create(db: Db, input: NewAccount, defaultLimit: number): Promise<AccountWithOwner> {
   const a = parseInput(NewAccount, input);
   return inTransaction(db, async (trx) => {
-    const account = await repo.insertAccount(trx, { name: a.name, subscriber_limit: a.subscriber_limit ?? defaultLimit });
+    const account = await repo.insertAccount(trx, {
+      name: a.name,
+      subscriber_limit: a.subscriber_limit ?? defaultLimit,
+    });
     if (!a.owner_email) return { ...account, owner: null };
     const user =
       (await repo.userByEmail(trx, a.owner_email)) ??
-      (await repo.insertUser(trx, { idp_user_id: `local|${randomUUID()}`, email: a.owner_email, name: a.owner_name ?? null }));
+      (await repo.insertUser(trx, {
+        idp_user_id: `local|${randomUUID()}`,
+        email: a.owner_email,
+        name: a.owner_name ?? null,
+      }));
     await repo.insertMembership(trx, account.id, user.id, 'owner');
     return { ...account, owner: { id: user.id, idp_user_id: user.idp_user_id, email: user.email } };
   });

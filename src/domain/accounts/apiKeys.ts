@@ -38,7 +38,12 @@ export function hashKey(raw: string): string {
   return createHash('sha256').update(raw).digest('hex');
 }
 
-export async function create(db: Db, accountId: string, input: NewApiKey, userId?: string | null): Promise<ApiKeyInfo & { key: string }> {
+export async function create(
+  db: Db,
+  accountId: string,
+  input: NewApiKey,
+  userId?: string | null,
+): Promise<ApiKeyInfo & { key: string }> {
   const parsed = parseInput(NewApiKey, input);
   const key = KEY_PREFIX + randomBytes(16).toString('hex');
   const row = await keys.insert(db, {
@@ -79,7 +84,14 @@ export async function resolve(db: Db, raw: string): Promise<{ ctx: KeyContext; e
   if (row.revoked_at) return 'revoked';
   if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'expired';
   if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > TOUCH_EVERY_MS) touch(db, row.id);
-  const ctx = { keyId: row.id, accountId: row.account_id, name: row.name, scopes: row.scopes, userId: row.user_id, idpUserId: row.idp_user_id };
+  const ctx = {
+    keyId: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    scopes: row.scopes,
+    userId: row.user_id,
+    idpUserId: row.idp_user_id,
+  };
   return { ctx, expiresAt: row.expires_at };
 }
 

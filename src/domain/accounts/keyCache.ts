@@ -47,7 +47,11 @@ export class KeyCache {
 
   store(hash: string, ctx: KeyContext, expiresAt: Date | null): void {
     if (!this.healthy || this.denied.has(ctx.keyId)) return;
-    this.entries.set(hash, { ctx, expiresAt: expiresAt ? new Date(expiresAt).getTime() : null, until: Date.now() + TTL_MS });
+    this.entries.set(hash, {
+      ctx,
+      expiresAt: expiresAt ? new Date(expiresAt).getTime() : null,
+      until: Date.now() + TTL_MS,
+    });
   }
 
   deny(keyId: string, now = Date.now()): void {

@@ -4,14 +4,28 @@ import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { ApiKeysTable } from '../../db/schema.ts';
 
-const INFO_COLUMNS = ['id', 'name', 'scopes', 'hint', 'expires_at', 'revoked_at', 'last_used_at', 'created_at'] as const;
+const INFO_COLUMNS = [
+  'id',
+  'name',
+  'scopes',
+  'hint',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+  'created_at',
+] as const;
 
 export function insert(db: Db, values: Insertable<ApiKeysTable>) {
   return db.insertInto('api_keys').values(values).returning(INFO_COLUMNS).executeTakeFirstOrThrow();
 }
 
 export function list(db: Db, accountId: string) {
-  return db.selectFrom('api_keys').select(INFO_COLUMNS).where('account_id', '=', accountId).orderBy('created_at', 'desc').execute();
+  return db
+    .selectFrom('api_keys')
+    .select(INFO_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .execute();
 }
 
 /** Whether this call revoked the key (false: unknown, another account's, or revoked already). */
@@ -41,7 +55,17 @@ export function byHash(db: Db, keyHash: string) {
   return db
     .selectFrom('api_keys as k')
     .leftJoin('users as u', 'u.id', 'k.user_id')
-    .select(['k.id', 'k.account_id', 'k.name', 'k.scopes', 'k.user_id', 'k.revoked_at', 'k.expires_at', 'k.last_used_at', 'u.idp_user_id'])
+    .select([
+      'k.id',
+      'k.account_id',
+      'k.name',
+      'k.scopes',
+      'k.user_id',
+      'k.revoked_at',
+      'k.expires_at',
+      'k.last_used_at',
+      'u.idp_user_id',
+    ])
     .where('k.key_hash', '=', keyHash)
     .executeTakeFirst();
 }
@@ -55,6 +79,8 @@ export async function touch(db: Db, keyId: string): Promise<void> {
  * written with the revoking instance's clock.
  */
 export async function recentlyRevoked(db: Db): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`select id from api_keys where revoked_at > now() - interval '5 minutes'`.execute(db);
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from api_keys where revoked_at > now() - interval '5 minutes'`.execute(db);
   return rows.map((r) => r.id);
 }

@@ -39,7 +39,11 @@ export async function lockFirstOwner(db: Db): Promise<void> {
 
 // lower(email) on both sides: an address is one user whatever its spelling
 export function userByEmail(db: Db, email: string) {
-  return db.selectFrom('users').select(USER_COLUMNS).where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
 }
 
 export function userWithPasswordByEmail(db: Db, email: string) {
@@ -100,7 +104,12 @@ export function insertMembership(db: Db, accountId: string, userId: string, role
 }
 
 export function roleIn(db: Db, userId: string, accountId: string) {
-  return db.selectFrom('memberships').select('role').where('user_id', '=', userId).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('memberships')
+    .select('role')
+    .where('user_id', '=', userId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** The account's first owner, the user a key created without one is filed under. */
@@ -117,13 +126,23 @@ export async function firstOwner(db: Db, accountId: string): Promise<string | nu
 
 /** Locks the owners' memberships: two removals at once cannot both pass the last-owner check. */
 export async function lockOwners(db: Db, accountId: string): Promise<string[]> {
-  const rows = await db.selectFrom('memberships').select('user_id').where('account_id', '=', accountId).where('role', '=', 'owner').forUpdate().execute();
+  const rows = await db
+    .selectFrom('memberships')
+    .select('user_id')
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'owner')
+    .forUpdate()
+    .execute();
   return rows.map((r) => r.user_id);
 }
 
 /** How many memberships went (0 or 1). */
 export async function deleteMembership(db: Db, accountId: string, userId: string): Promise<number> {
-  const removed = await db.deleteFrom('memberships').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst();
+  const removed = await db
+    .deleteFrom('memberships')
+    .where('account_id', '=', accountId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return Number(removed.numDeletedRows);
 }
 

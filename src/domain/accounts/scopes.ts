@@ -8,7 +8,9 @@ export type Scope = `${Resource}:read` | `${Resource}:write`;
 export const ALL_SCOPES: string[] = ['*', ...RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`, `${r}:*`])];
 
 export const ScopeList = z
-  .array(z.string().refine((s) => ALL_SCOPES.includes(s), { message: `Scope must be one of: ${ALL_SCOPES.join(', ')}` }))
+  .array(
+    z.string().refine((s) => ALL_SCOPES.includes(s), { message: `Scope must be one of: ${ALL_SCOPES.join(', ')}` }),
+  )
   .min(1, 'At least one scope is required');
 
 /** True when a key holding `granted` may use something that needs `required`. */

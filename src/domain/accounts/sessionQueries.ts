@@ -13,16 +13,32 @@ export function byTokenHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .innerJoin('memberships as m', (j) => j.onRef('m.user_id', '=', 's.user_id').onRef('m.account_id', '=', 's.account_id'))
+    .innerJoin('memberships as m', (j) =>
+      j.onRef('m.user_id', '=', 's.user_id').onRef('m.account_id', '=', 's.account_id'),
+    )
     .innerJoin('accounts as a', 'a.id', 's.account_id')
-    .select(['s.id', 's.user_id', 's.account_id', 's.last_seen_at', 'a.name as account_name', 'm.role', 'u.email', 'u.name', 'u.idp_user_id'])
+    .select([
+      's.id',
+      's.user_id',
+      's.account_id',
+      's.last_seen_at',
+      'a.name as account_name',
+      'm.role',
+      'u.email',
+      'u.name',
+      'u.idp_user_id',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', new Date())
     .executeTakeFirst();
 }
 
 export async function extend(db: Db, id: string, expiresAt: Date): Promise<void> {
-  await db.updateTable('sessions').set({ last_seen_at: new Date(), expires_at: expiresAt }).where('id', '=', id).execute();
+  await db
+    .updateTable('sessions')
+    .set({ last_seen_at: new Date(), expires_at: expiresAt })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function moveToAccount(db: Db, id: string, accountId: string): Promise<void> {

@@ -26,7 +26,12 @@ function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export async function start(db: Db, userId: string, accountId: string, ttlMs: number): Promise<{ token: string; expires_at: Date }> {
+export async function start(
+  db: Db,
+  userId: string,
+  accountId: string,
+  ttlMs: number,
+): Promise<{ token: string; expires_at: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expires_at = new Date(Date.now() + ttlMs);
   await repo.insert(db, { token_hash: hashToken(token), user_id: userId, account_id: accountId, expires_at });
@@ -38,7 +43,8 @@ export async function resolve(db: Db, token: string, ttlMs: number): Promise<Ses
   if (!token) return undefined;
   const row = await repo.byTokenHash(db, hashToken(token));
   if (!row) return undefined;
-  if (Date.now() - new Date(row.last_seen_at).getTime() > TOUCH_INTERVAL_MS) await repo.extend(db, row.id, new Date(Date.now() + ttlMs));
+  if (Date.now() - new Date(row.last_seen_at).getTime() > TOUCH_INTERVAL_MS)
+    await repo.extend(db, row.id, new Date(Date.now() + ttlMs));
   return {
     sessionId: row.id,
     userId: row.user_id,

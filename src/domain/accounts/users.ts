@@ -34,7 +34,10 @@ export interface User {
   name: string | null;
 }
 
-const Password = z.string().min(password.MIN_LENGTH, `Password must be at least ${password.MIN_LENGTH} characters`).max(200);
+const Password = z
+  .string()
+  .min(password.MIN_LENGTH, `Password must be at least ${password.MIN_LENGTH} characters`)
+  .max(200);
 
 export const NewOwner = z.object({
   account_name: z.string().trim().min(1, 'Account name is required').max(200),
@@ -49,10 +52,24 @@ export function hasUsers(db: Db): Promise<boolean> {
 }
 
 /** "Create the owner account": only while the instance has no users at all; a second attempt is a Conflict. */
-export async function createOwner(db: Db, input: NewOwner, defaultLimit: number): Promise<{ user: User; accountId: string }> {
+export async function createOwner(
+  db: Db,
+  input: NewOwner,
+  defaultLimit: number,
+): Promise<{ user: User; accountId: string }> {
   const a = parseInput(NewOwner, input);
   const passwordHash = await password.hash(a.password); // ~50 ms of CPU: outside the transaction
-  return createFirstUser(db, { account_name: a.account_name, email: a.email, name: a.name ?? null, idp_user_id: `local|${randomUUID()}`, password_hash: passwordHash }, defaultLimit);
+  return createFirstUser(
+    db,
+    {
+      account_name: a.account_name,
+      email: a.email,
+      name: a.name ?? null,
+      idp_user_id: `local|${randomUUID()}`,
+      password_hash: passwordHash,
+    },
+    defaultLimit,
+  );
 }
 
 async function createFirstUser(
@@ -65,7 +82,12 @@ async function createFirstUser(
     await repo.lockFirstOwner(trx);
     if (await repo.hasUsers(trx)) throw new Conflict('The owner account already exists; sign in instead');
     const account = await repo.insertAccount(trx, { name: u.account_name, subscriber_limit: defaultLimit });
-    const user = await repo.insertUser(trx, { idp_user_id: u.idp_user_id, email: u.email, name: u.name, password_hash: u.password_hash });
+    const user = await repo.insertUser(trx, {
+      idp_user_id: u.idp_user_id,
+      email: u.email,
+      name: u.name,
+      password_hash: u.password_hash,
+    });
     await repo.insertMembership(trx, account.id, user.id, 'owner');
     return { user, accountId: account.id };
   });
@@ -100,7 +122,11 @@ export async function signInOidc(db: Db, claims: OidcClaims, defaultLimit: numbe
   if (!(await repo.hasUsers(db))) {
     if (!email) return undefined;
     const name = claims.name?.trim() || null;
-    const first = await createFirstUser(db, { account_name: `${name ?? email}'s account`, email, name, idp_user_id: claims.sub, password_hash: null }, defaultLimit).catch((err) => {
+    const first = await createFirstUser(
+      db,
+      { account_name: `${name ?? email}'s account`, email, name, idp_user_id: claims.sub, password_hash: null },
+      defaultLimit,
+    ).catch((err) => {
       if (err instanceof Conflict) return undefined; // someone else was first a moment ago
       throw err;
     });
@@ -149,7 +175,12 @@ export async function addMember(db: Db, accountId: string, input: NewMember): Pr
   return inTransaction(db, async (trx) => {
     const user =
       (await repo.userByEmail(trx, m.email)) ??
-      (await repo.insertUser(trx, { idp_user_id: `local|${randomUUID()}`, email: m.email, name: m.name ?? null, password_hash: passwordHash }));
+      (await repo.insertUser(trx, {
+        idp_user_id: `local|${randomUUID()}`,
+        email: m.email,
+        name: m.name ?? null,
+        password_hash: passwordHash,
+      }));
     const added = await repo.insertMembership(trx, accountId, user.id, m.role);
     if (!added) throw new Conflict('This person is already a member of the account');
     return { ...user, role: added.role, joined_at: added.created_at };

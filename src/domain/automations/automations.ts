@@ -17,18 +17,29 @@ import { inTransaction } from '../transaction.ts';
 export const NOT_FOUND = 'Automation not found';
 export const RUN_STATUSES = ['active', 'completed', 'canceled', 'failed'] as const satisfies readonly RunStatus[];
 
-const Name = z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(255, 'name must be at most 255 characters');
+const Name = z
+  .string({ error: 'name is required' })
+  .trim()
+  .min(1, 'name is required')
+  .max(255, 'name must be at most 255 characters');
 const Enabled = z.boolean({ error: 'enabled must be true or false' });
 
 export const NewAutomation = z.object({
   name: Name.describe('A name for the automation.'),
-  enabled: Enabled.default(true).describe('Start matching the trigger right away (default true). Only events from now on start runs.'),
+  enabled: Enabled.default(true).describe(
+    'Start matching the trigger right away (default true). Only events from now on start runs.',
+  ),
   trigger: Trigger.describe('What starts a run for a subscriber.'),
   steps: Steps.describe('What a run does, in order; condition steps branch into then/else lists.'),
 });
 export type NewAutomation = z.input<typeof NewAutomation>;
 
-export const AutomationUpdate = z.object({ name: Name.optional(), enabled: Enabled.optional(), trigger: Trigger.optional(), steps: Steps.optional() });
+export const AutomationUpdate = z.object({
+  name: Name.optional(),
+  enabled: Enabled.optional(),
+  trigger: Trigger.optional(),
+  steps: Steps.optional(),
+});
 export type AutomationUpdate = z.input<typeof AutomationUpdate>;
 
 /** REST query strings and MCP arguments alike; per_page above 100 is clamped. */
@@ -79,8 +90,13 @@ export function view(row: AutomationRow, live: Live = IDLE) {
 export type Automation = ReturnType<typeof view>;
 
 async function liveStats(db: Db, accountId: string, ids: string[]): Promise<Map<string, Live>> {
-  const [active, emails] = await Promise.all([activeCounts(db, accountId, ids), automationEmails.emailStats(db, accountId, ids)]);
-  return new Map(ids.map((id) => [id, { active: active.get(id) ?? 0, ...(emails.get(id) ?? automationEmails.NO_EMAIL_STATS) }]));
+  const [active, emails] = await Promise.all([
+    activeCounts(db, accountId, ids),
+    automationEmails.emailStats(db, accountId, ids),
+  ]);
+  return new Map(
+    ids.map((id) => [id, { active: active.get(id) ?? 0, ...(emails.get(id) ?? automationEmails.NO_EMAIL_STATS) }]),
+  );
 }
 
 async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<Map<string, number>> {
@@ -92,7 +108,13 @@ async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<M
 export async function create(db: Db, accountId: string, input: NewAutomation): Promise<Automation> {
   const a = parseInput(NewAutomation, input);
   const checked = await checkDefinition(db, accountId, a.trigger, a.steps);
-  const row = await queries.insertAutomation(db, { account_id: accountId, name: a.name, enabled: a.enabled, trigger: JSON.stringify(checked.trigger), steps: JSON.stringify(checked.steps) });
+  const row = await queries.insertAutomation(db, {
+    account_id: accountId,
+    name: a.name,
+    enabled: a.enabled,
+    trigger: JSON.stringify(checked.trigger),
+    steps: JSON.stringify(checked.steps),
+  });
   return view(row);
 }
 
@@ -111,8 +133,16 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
   const q = parseInput(ListQuery, query);
   const rows = await queries.automationPage(db, accountId, q.per_page, offsetOf(q));
   const total = await queries.countAutomations(db, accountId);
-  const live = await liveStats(db, accountId, rows.map((r) => r.id));
-  return pageOf(rows.map((r) => view(r, live.get(r.id))), q, total);
+  const live = await liveStats(
+    db,
+    accountId,
+    rows.map((r) => r.id),
+  );
+  return pageOf(
+    rows.map((r) => view(r, live.get(r.id))),
+    q,
+    total,
+  );
 }
 
 /**
@@ -126,7 +156,8 @@ export async function update(db: Db, accountId: string, id: string, input: Autom
   await inTransaction(db, async (trx) => {
     const row = await queries.lockAutomation(trx, accountId, id);
     if (!row) throw new NotFound(NOT_FOUND);
-    if (redefines && row.enabled && u.enabled !== false) throw new StateConflict('Disable the automation before changing its trigger or steps');
+    if (redefines && row.enabled && u.enabled !== false)
+      throw new StateConflict('Disable the automation before changing its trigger or steps');
     if (u.enabled === false && row.enabled) await cancelRuns(trx, accountId, id, 'automation disabled');
     await queries.updateAutomation(trx, id, {
       ...(u.name !== undefined && { name: u.name }),
@@ -167,7 +198,10 @@ function runView(r: RunActivityRow, steps: Step[]) {
     id: r.id,
     subscriber: { id: r.subscriber_id, email: r.email },
     status: r.status,
-    current_step: r.status === 'active' && r.current_step !== null ? { path: r.current_step, type: stepAt(steps, r.current_step)?.type ?? null } : null,
+    current_step:
+      r.status === 'active' && r.current_step !== null
+        ? { path: r.current_step, type: stepAt(steps, r.current_step)?.type ?? null }
+        : null,
     next_run_at: r.status === 'active' ? r.next_run_at : null,
     emails_sent: r.emails_sent,
     trigger_event_id: r.trigger_event_id,
@@ -180,11 +214,20 @@ function runView(r: RunActivityRow, steps: Step[]) {
 export type RunActivity = ReturnType<typeof runView>;
 
 /** get_automation_activity: runs newest first, each with its subscriber, position and history. */
-export async function activity(db: Db, accountId: string, id: string, query: ActivityQuery): Promise<Page<RunActivity>> {
+export async function activity(
+  db: Db,
+  accountId: string,
+  id: string,
+  query: ActivityQuery,
+): Promise<Page<RunActivity>> {
   const q = parseInput(ActivityQuery, query);
   const automation = await find(db, accountId, id);
   const rows = await runQueries.runPage(db, accountId, id, q.status, q.per_page, offsetOf(q));
   const total = await runQueries.countRuns(db, accountId, id, q.status);
   const steps = automation.steps as Step[];
-  return pageOf(rows.map((r) => runView(r, steps)), q, total);
+  return pageOf(
+    rows.map((r) => runView(r, steps)),
+    q,
+    total,
+  );
 }

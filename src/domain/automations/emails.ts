@@ -22,17 +22,35 @@ export interface TrackedEmail {
  * key (when the account tracks) and the email's row, which a 4xx retry of the same step reuses, so the
  * retried message carries the same token.
  */
-export async function begin(trx: Db, run: RunRow, step: string, html: string, tracked: boolean, messageId: string): Promise<TrackedEmail> {
+export async function begin(
+  trx: Db,
+  run: RunRow,
+  step: string,
+  html: string,
+  tracked: boolean,
+  messageId: string,
+): Promise<TrackedEmail> {
   const links = tracked ? extractLinks(html) : [];
   const key = links.length > 0 ? linksKey(links) : null;
   if (key) await queries.insertLinks(trx, run.automation_id, key, links);
-  const id = await queries.upsertEmail(trx, { account_id: run.account_id, automation_id: run.automation_id, run_id: run.id, step, subscriber_id: run.subscriber_id, links_key: key, message_id: messageId });
+  const id = await queries.upsertEmail(trx, {
+    account_id: run.account_id,
+    automation_id: run.automation_id,
+    run_id: run.id,
+    step,
+    subscriber_id: run.subscriber_id,
+    links_key: key,
+    message_id: messageId,
+  });
   return { id, links };
 }
 
 /** The email's outcome: sent (with the message id the server took), failed, or still to be retried ('sending'). */
 export async function finish(trx: Db, id: string, state: AutomationEmailState, messageId?: string): Promise<void> {
-  await queries.updateEmail(trx, id, { state, ...(state === 'sent' && { sent_at: new Date(), ...(messageId && { message_id: messageId }) }) });
+  await queries.updateEmail(trx, id, {
+    state,
+    ...(state === 'sent' && { sent_at: new Date(), ...(messageId && { message_id: messageId }) }),
+  });
 }
 
 /** A run found mid-send after a crash: its email may or may not have reached the mail server. */
@@ -43,7 +61,16 @@ export async function interrupt(trx: Db, runId: string, step: string): Promise<v
 /** What automation stats read off the emails' rows: counted the way campaign stats count the ledger. */
 export type EmailStats = Engagement;
 
-export const NO_EMAIL_STATS: EmailStats = Object.freeze({ opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
+export const NO_EMAIL_STATS: EmailStats = Object.freeze({
+  opens: 0,
+  unique_opens: 0,
+  clicks: 0,
+  unique_clicks: 0,
+  unsubscribes: 0,
+  bounces: 0,
+  complaints: 0,
+  soft_bounces: 0,
+});
 
 /** Per automation, read from its email rows (one aggregate, as campaign stats are). */
 export async function emailStats(db: Db, accountId: string, automationIds: string[]): Promise<Map<string, EmailStats>> {

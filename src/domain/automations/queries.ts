@@ -16,12 +16,23 @@ export function insertAutomation(db: Db, row: Insertable<AutomationsTable>) {
 }
 
 export function findAutomation(db: Db, accountId: string, id: string) {
-  return db.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('automations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The automation locked for a change that must not race a run reading its steps. */
 export function lockAutomation(trx: Db, accountId: string, id: string) {
-  return trx.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('automations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** The run worker's read: by id alone, the run already names its account. */
@@ -30,11 +41,23 @@ export function automationById(db: Db, id: string) {
 }
 
 export function automationPage(db: Db, accountId: string, limit: number, offset: number) {
-  return db.selectFrom('automations').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return db
+    .selectFrom('automations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 export async function countAutomations(db: Db, accountId: string): Promise<number> {
-  const { total } = await db.selectFrom('automations').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const { total } = await db
+    .selectFrom('automations')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(total);
 }
 
@@ -43,13 +66,22 @@ export async function updateAutomation(trx: Db, id: string, changes: Updateable<
 }
 
 export function deleteAutomation(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('automations').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  return db
+    .deleteFrom('automations')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
 }
 
 export type Counter = 'runs_completed' | 'runs_canceled' | 'runs_failed' | 'emails_sent';
 
 export async function addToCounter(trx: Db, automationId: string, counter: Counter, n = 1): Promise<void> {
-  await trx.updateTable('automations').set((eb) => ({ [counter]: eb(counter, '+', n) })).where('id', '=', automationId).execute();
+  await trx
+    .updateTable('automations')
+    .set((eb) => ({ [counter]: eb(counter, '+', n) }))
+    .where('id', '=', automationId)
+    .execute();
 }
 
 // ---- the emails runs send ----
@@ -64,11 +96,18 @@ export async function insertLinks(trx: Db, automationId: string, key: string, li
 }
 
 /** The email of (run, step): a new row, or the one a retry of the same step reuses, back to 'sending'. */
-export async function upsertEmail(trx: Db, row: Insertable<AutomationEmailsTable> & { links_key: string | null; message_id: string }): Promise<string> {
+export async function upsertEmail(
+  trx: Db,
+  row: Insertable<AutomationEmailsTable> & { links_key: string | null; message_id: string },
+): Promise<string> {
   const { id } = await trx
     .insertInto('automation_emails')
     .values(row)
-    .onConflict((oc) => oc.columns(['run_id', 'step']).doUpdateSet({ state: 'sending', links_key: row.links_key, message_id: row.message_id }))
+    .onConflict((oc) =>
+      oc
+        .columns(['run_id', 'step'])
+        .doUpdateSet({ state: 'sending', links_key: row.links_key, message_id: row.message_id }),
+    )
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;
@@ -79,7 +118,13 @@ export async function updateEmail(trx: Db, id: string, changes: Updateable<Autom
 }
 
 export async function interruptEmail(trx: Db, runId: string, step: string): Promise<void> {
-  await trx.updateTable('automation_emails').set({ state: 'interrupted' }).where('run_id', '=', runId).where('step', '=', step).where('state', '=', 'sending').execute();
+  await trx
+    .updateTable('automation_emails')
+    .set({ state: 'interrupted' })
+    .where('run_id', '=', runId)
+    .where('step', '=', step)
+    .where('state', '=', 'sending')
+    .execute();
 }
 
 export function emailCounts(db: Db, accountId: string, automationIds: string[]) {
@@ -94,8 +139,18 @@ export function emailCounts(db: Db, accountId: string, automationIds: string[]) 
 
 // ---- rows of other contexts that definitions and steps look at ----
 
-export async function existsInAccount(db: Db, table: 'groups' | 'forms' | 'campaigns', accountId: string, id: string): Promise<boolean> {
-  return !!(await db.selectFrom(table).select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst());
+export async function existsInAccount(
+  db: Db,
+  table: 'groups' | 'forms' | 'campaigns',
+  accountId: string,
+  id: string,
+): Promise<boolean> {
+  return !!(await db
+    .selectFrom(table)
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst());
 }
 
 export function accountById(db: Db, id: string) {
@@ -103,23 +158,49 @@ export function accountById(db: Db, id: string) {
 }
 
 export function subscriberOf(db: Db, accountId: string, id: string) {
-  return db.selectFrom('subscribers').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
 }
 
 export function subscriberIdentity(db: Db, id: string) {
   return db.selectFrom('subscribers').select(['id', 'email']).where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-export async function subscriberMatches(db: Db, accountId: string, id: string, where: WhereSubscriber): Promise<boolean> {
-  const row = await db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).where('id', '=', id).where(where).executeTakeFirst();
+export async function subscriberMatches(
+  db: Db,
+  accountId: string,
+  id: string,
+  where: WhereSubscriber,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where(where)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 export function groupOf(db: Db, accountId: string, id: string) {
-  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function isMember(db: Db, groupId: string, subscriberId: string): Promise<boolean> {
-  const row = await db.selectFrom('subscriber_groups').select('group_id').where('group_id', '=', groupId).where('subscriber_id', '=', subscriberId).executeTakeFirst();
+  const row = await db
+    .selectFrom('subscriber_groups')
+    .select('group_id')
+    .where('group_id', '=', groupId)
+    .where('subscriber_id', '=', subscriberId)
+    .executeTakeFirst();
   return row !== undefined;
 }

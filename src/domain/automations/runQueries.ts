@@ -85,7 +85,12 @@ export function claimAnniversaryScan(trx: Db, automationId: string, today: strin
  * Starts a run for each subscriber whose date field has today's month and day (29 February counts on
  * 28 February in other years), one per subscriber and year, and counts them on the automation.
  */
-export async function startAnniversaryRuns(trx: Db, automationId: string, scan: { account_id: string; field: string }, today: string): Promise<number> {
+export async function startAnniversaryRuns(
+  trx: Db,
+  automationId: string,
+  scan: { account_id: string; field: string },
+  today: string,
+): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     with started as (
       insert into automation_runs (account_id, automation_id, subscriber_id, trigger_event_id, current_step, next_run_at, history)
@@ -131,7 +136,13 @@ export async function releaseRun(db: Db, runId: string): Promise<void> {
 
 /** The run, locked, while it is still active; undefined once it was canceled or finished. */
 export function lockActiveRun(trx: Db, runId: string) {
-  return trx.selectFrom('automation_runs').selectAll().where('id', '=', runId).where('status', '=', 'active').forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('automation_runs')
+    .selectAll()
+    .where('id', '=', runId)
+    .where('status', '=', 'active')
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** The run, locked, whatever its status. */
@@ -144,10 +155,22 @@ export async function updateRun(trx: Db, runId: string, changes: Updateable<Auto
 }
 
 /** Cancels the automation's active runs, appending `entry` (a JSON array) to each history; returns how many. */
-export async function cancelActiveRuns(trx: Db, accountId: string, automationId: string, entry: string): Promise<number> {
+export async function cancelActiveRuns(
+  trx: Db,
+  accountId: string,
+  automationId: string,
+  entry: string,
+): Promise<number> {
   const r = await trx
     .updateTable('automation_runs')
-    .set({ status: 'canceled', next_run_at: null, step_state: null, finished_at: new Date(), updated_at: new Date(), history: sql<string>`history || ${entry}::jsonb` })
+    .set({
+      status: 'canceled',
+      next_run_at: null,
+      step_state: null,
+      finished_at: new Date(),
+      updated_at: new Date(),
+      history: sql<string>`history || ${entry}::jsonb`,
+    })
     .where('account_id', '=', accountId)
     .where('automation_id', '=', automationId)
     .where('status', '=', 'active')
@@ -177,10 +200,30 @@ function runsOf(db: Db, accountId: string, automationId: string, status: RunStat
 }
 
 /** Runs newest first, each with its subscriber's email. */
-export function runPage(db: Db, accountId: string, automationId: string, status: RunStatus | undefined, limit: number, offset: number) {
+export function runPage(
+  db: Db,
+  accountId: string,
+  automationId: string,
+  status: RunStatus | undefined,
+  limit: number,
+  offset: number,
+) {
   return runsOf(db, accountId, automationId, status)
     .innerJoin('subscribers as s', 's.id', 'r.subscriber_id')
-    .select(['r.id', 'r.subscriber_id', 's.email', 'r.status', 'r.current_step', 'r.next_run_at', 'r.history', 'r.emails_sent', 'r.trigger_event_id', 'r.created_at', 'r.updated_at', 'r.finished_at'])
+    .select([
+      'r.id',
+      'r.subscriber_id',
+      's.email',
+      'r.status',
+      'r.current_step',
+      'r.next_run_at',
+      'r.history',
+      'r.emails_sent',
+      'r.trigger_event_id',
+      'r.created_at',
+      'r.updated_at',
+      'r.finished_at',
+    ])
     .orderBy('r.created_at', 'desc')
     .orderBy('r.id', 'desc')
     .limit(limit)
@@ -188,7 +231,14 @@ export function runPage(db: Db, accountId: string, automationId: string, status:
     .execute();
 }
 
-export async function countRuns(db: Db, accountId: string, automationId: string, status: RunStatus | undefined): Promise<number> {
-  const { total } = await runsOf(db, accountId, automationId, status).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+export async function countRuns(
+  db: Db,
+  accountId: string,
+  automationId: string,
+  status: RunStatus | undefined,
+): Promise<number> {
+  const { total } = await runsOf(db, accountId, automationId, status)
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
   return Number(total);
 }

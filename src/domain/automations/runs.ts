@@ -76,52 +76,98 @@ async function prepareStep(trx: Db, config: Config, runId: string): Promise<Turn
   if (!run) return 'done'; // canceled (disabled, deleted) or finished meanwhile
   if (run.next_run_at && new Date(run.next_run_at).getTime() > Date.now()) return 'wait';
   const automation = await queries.automationById(trx, run.automation_id);
-  if (!automation?.enabled) return stop(trx, run, 'canceled', { type: 'run', result: 'canceled', reason: 'automation disabled' });
+  if (!automation?.enabled)
+    return stop(trx, run, 'canceled', { type: 'run', result: 'canceled', reason: 'automation disabled' });
   const steps = automation.steps as Step[];
   const path = run.current_step;
   if (path === null) return moveTo(trx, run, automation, null, null);
   const step = stepAt(steps, path);
-  if (!step) return stop(trx, run, 'failed', { step: path, type: 'run', result: 'failed', reason: 'step no longer exists' });
+  if (!step)
+    return stop(trx, run, 'failed', { step: path, type: 'run', result: 'failed', reason: 'step no longer exists' });
   if (run.step_state === 'sending') {
     // the last attempt may have reached the mail server before the process died: never send it twice
     await automationEmails.interrupt(trx, run.id, path);
-    return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result: 'interrupted' }, { step_state: null, step_attempts: 0 });
+    return moveTo(
+      trx,
+      run,
+      automation,
+      nextPath(steps, path),
+      { step: path, type: step.type, result: 'interrupted' },
+      { step_state: null, step_attempts: 0 },
+    );
   }
   const sub = await queries.subscriberOf(trx, run.account_id, run.subscriber_id);
   switch (step.type) {
     case 'delay': {
       const until = new Date(Date.now() + delayMs(step, config.AUTOMATION_TIME_SCALE));
-      await save(trx, run, { current_step: nextPath(steps, path), next_run_at: until }, { step: path, type: 'delay', result: 'waiting', until: until.toISOString() });
+      await save(
+        trx,
+        run,
+        { current_step: nextPath(steps, path), next_run_at: until },
+        { step: path, type: 'delay', result: 'waiting', until: until.toISOString() },
+      );
       return 'wait';
     }
     case 'add_to_group':
     case 'remove_from_group': {
       const result = await changeGroup(trx, sub, step.type, step.group_id);
-      return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result, group_id: step.group_id });
+      return moveTo(trx, run, automation, nextPath(steps, path), {
+        step: path,
+        type: step.type,
+        result,
+        group_id: step.group_id,
+      });
     }
     case 'update_field': {
       const result = await updateField(trx, sub, step.field, step.value);
-      return moveTo(trx, run, automation, nextPath(steps, path), { step: path, type: step.type, result, field: step.field });
+      return moveTo(trx, run, automation, nextPath(steps, path), {
+        step: path,
+        type: step.type,
+        result,
+        field: step.field,
+      });
     }
     case 'condition': {
       const matched = await matches(trx, sub, step);
       const branch = matched ? 'then' : 'else';
-      return moveTo(trx, run, automation, branchPath(steps, path, branch), { step: path, type: 'condition', result: branch });
+      return moveTo(trx, run, automation, branchPath(steps, path, branch), {
+        step: path,
+        type: 'condition',
+        result: branch,
+      });
     }
     case 'send_email': {
       // an unsubscribed, bounced or complained subscriber's run stops before the next email
-      if (sub.status !== 'active') return stop(trx, run, 'canceled', { step: path, type: 'send_email', result: 'canceled', reason: `subscriber ${sub.status}` });
+      if (sub.status !== 'active')
+        return stop(trx, run, 'canceled', {
+          step: path,
+          type: 'send_email',
+          result: 'canceled',
+          reason: `subscriber ${sub.status}`,
+        });
       const account = await queries.accountById(trx, run.account_id);
       const messageId = newMessageId(config);
       // the email's tracked row commits with the 'sending' mark: its id is the token the message carries
-      const email = await automationEmails.begin(trx, run, path, step.content_html, account.tracking_enabled, messageId);
+      const email = await automationEmails.begin(
+        trx,
+        run,
+        path,
+        step.content_html,
+        account.tracking_enabled,
+        messageId,
+      );
       await save(trx, run, { step_state: 'sending', step_attempts: run.step_attempts + 1 }, null);
       return { run, automation, step, sub, account, messageId, email };
     }
   }
 }
 
-async function changeGroup(trx: Db, sub: SubscriberRow, type: 'add_to_group' | 'remove_from_group', groupId: string): Promise<string> {
+async function changeGroup(
+  trx: Db,
+  sub: SubscriberRow,
+  type: 'add_to_group' | 'remove_from_group',
+  groupId: string,
+): Promise<string> {
   const group = await queries.groupOf(trx, sub.account_id, groupId);
   if (!group) return 'skipped: group not found';
   if (type === 'add_to_group') {
@@ -131,12 +177,20 @@ async function changeGroup(trx: Db, sub: SubscriberRow, type: 'add_to_group' | '
   }
   const removed = await subscriberRepo.removeFromGroups(trx, sub.account_id, sub.id, [groupId]);
   if (removed.length === 0) return 'not a member';
-  await recordEvent(trx, sub.account_id, 'subscriber.removed_from_group', { subscriber: { id: sub.id, email: sub.email }, group }, sub.id);
+  await recordEvent(
+    trx,
+    sub.account_id,
+    'subscriber.removed_from_group',
+    { subscriber: { id: sub.id, email: sub.email }, group },
+    sub.id,
+  );
   return 'removed';
 }
 
 async function updateField(trx: Db, sub: SubscriberRow, field: string, value: unknown): Promise<string> {
-  const input = field.startsWith('custom_fields.') ? { custom_fields: { [field.slice('custom_fields.'.length)]: value } } : { [field]: value };
+  const input = field.startsWith('custom_fields.')
+    ? { custom_fields: { [field.slice('custom_fields.'.length)]: value } }
+    : { [field]: value };
   try {
     await subscribers.update(trx, sub.account_id, sub.id, input);
     return 'updated';
@@ -158,9 +212,14 @@ async function send(deps: RunDeps, p: SendPlan): Promise<SendResult> {
     // stored link set, a pixel goes before </body>; the token names this email's automation_emails row
     const tracked = p.account.tracking_enabled;
     const linkIndex = new Map(p.email.links.map((url, i) => [url, i]));
-    const template = compileTemplate({ subject: p.step.subject, html: p.step.content_html }, tracked ? { linkIndex: (url) => linkIndex.get(url) } : undefined);
+    const template = compileTemplate(
+      { subject: p.step.subject, html: p.step.content_html },
+      tracked ? { linkIndex: (url) => linkIndex.get(url) } : undefined,
+    );
     const unsubscribe = unsubscribeUrl(deps.config, p.run.account_id, p.sub.id, { automation_id: p.automation.id });
-    const tracking = tracked ? trackingUrls(deps.config, automationTrackToken(deps.config.secret, p.email.id)) : undefined;
+    const tracking = tracked
+      ? trackingUrls(deps.config, automationTrackToken(deps.config.secret, p.email.id))
+      : undefined;
     const m = renderMessage(template, { subscriber: p.sub, unsubscribeUrl: unsubscribe, tracking });
     const sender = resolveSender(deps.config, p.step, p.account);
     const msg: OutgoingMessage = {
@@ -188,10 +247,21 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
   const path = p.run.current_step!;
   const steps = p.automation.steps as Step[];
   const retry = !r.ok && run.status === 'active' && !r.permanent && run.step_attempts < config.SEND_MAX_ATTEMPTS;
-  await automationEmails.finish(trx, p.email.id, r.ok ? 'sent' : retry ? 'sending' : 'failed', r.ok ? r.messageId : undefined);
+  await automationEmails.finish(
+    trx,
+    p.email.id,
+    r.ok ? 'sent' : retry ? 'sending' : 'failed',
+    r.ok ? r.messageId : undefined,
+  );
   if (r.ok) {
     const source = { automation_id: p.automation.id, step: path, run_id: run.id };
-    await recordEvent(trx, run.account_id, 'email.sent', { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId }, p.sub.id);
+    await recordEvent(
+      trx,
+      run.account_id,
+      'email.sent',
+      { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId },
+      p.sub.id,
+    );
     await queries.addToCounter(trx, p.automation.id, 'emails_sent');
     const entry = { step: path, type: 'send_email', result: 'sent', message_id: r.messageId };
     const sent = { step_state: null, step_attempts: 0, emails_sent: run.emails_sent + 1 };
@@ -199,20 +269,45 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
     if (run.status !== 'active') return save(trx, run, sent, entry).then(() => 'done' as const);
     return moveTo(trx, run, p.automation, nextPath(steps, path), entry, sent);
   }
-  if (run.status !== 'active') return save(trx, run, { step_state: null }, { step: path, type: 'send_email', result: 'not sent', error: r.error }).then(() => 'done' as const);
+  if (run.status !== 'active')
+    return save(
+      trx,
+      run,
+      { step_state: null },
+      { step: path, type: 'send_email', result: 'not sent', error: r.error },
+    ).then(() => 'done' as const);
   if (retry) {
     const retryAt = new Date(Date.now() + config.SEND_RETRY_BASE_MS * 2 ** (run.step_attempts - 1));
-    await save(trx, run, { step_state: null, next_run_at: retryAt }, { step: path, type: 'send_email', result: 'retrying', error: r.error, retry_at: retryAt.toISOString() });
+    await save(
+      trx,
+      run,
+      { step_state: null, next_run_at: retryAt },
+      { step: path, type: 'send_email', result: 'retrying', error: r.error, retry_at: retryAt.toISOString() },
+    );
     return 'wait';
   }
-  return stop(trx, run, 'failed', { step: path, type: 'send_email', result: 'failed', error: r.error }, { step_state: null });
+  return stop(
+    trx,
+    run,
+    'failed',
+    { step: path, type: 'send_email', result: 'failed', error: r.error },
+    { step_state: null },
+  );
 }
 
-type RunChanges = Partial<Pick<RunRow, 'current_step' | 'next_run_at' | 'step_state' | 'step_attempts' | 'emails_sent'>>;
+type RunChanges = Partial<
+  Pick<RunRow, 'current_step' | 'next_run_at' | 'step_state' | 'step_attempts' | 'emails_sent'>
+>;
 
 type Entry = RunHistoryDetail;
 
-async function save(trx: Db, run: RunRow, changes: RunChanges, entries: Entry | Entry[] | null, extra: { status?: RunRow['status']; finished?: boolean } = {}): Promise<void> {
+async function save(
+  trx: Db,
+  run: RunRow,
+  changes: RunChanges,
+  entries: Entry | Entry[] | null,
+  extra: { status?: RunRow['status']; finished?: boolean } = {},
+): Promise<void> {
   const at = new Date().toISOString();
   const added = (entries === null ? [] : Array.isArray(entries) ? entries : [entries]).map((e) => ({ at, ...e }));
   const history = added.length > 0 ? [...run.history, ...added].slice(-MAX_HISTORY) : run.history;
@@ -227,19 +322,41 @@ async function save(trx: Db, run: RunRow, changes: RunChanges, entries: Entry | 
 }
 
 /** Moves to `next` now, or completes the run when there is no next step (automation.completed). */
-async function moveTo(trx: Db, run: RunRow, automation: AutomationRow, next: string | null, entry: Entry | null, changes: RunChanges = {}): Promise<Turn> {
+async function moveTo(
+  trx: Db,
+  run: RunRow,
+  automation: AutomationRow,
+  next: string | null,
+  entry: Entry | null,
+  changes: RunChanges = {},
+): Promise<Turn> {
   if (next !== null) {
     await save(trx, run, { ...changes, current_step: next, next_run_at: new Date() }, entry);
     return 'continue';
   }
-  await save(trx, run, changes, [...(entry ? [entry] : []), { type: 'run', result: 'completed' }], { status: 'completed', finished: true });
+  await save(trx, run, changes, [...(entry ? [entry] : []), { type: 'run', result: 'completed' }], {
+    status: 'completed',
+    finished: true,
+  });
   await queries.addToCounter(trx, automation.id, 'runs_completed');
   const sub = await queries.subscriberIdentity(trx, run.subscriber_id);
-  await recordEvent(trx, run.account_id, 'automation.completed', { automation: { id: automation.id, name: automation.name }, subscriber: sub, run_id: run.id }, run.subscriber_id);
+  await recordEvent(
+    trx,
+    run.account_id,
+    'automation.completed',
+    { automation: { id: automation.id, name: automation.name }, subscriber: sub, run_id: run.id },
+    run.subscriber_id,
+  );
   return 'done';
 }
 
-async function stop(trx: Db, run: RunRow, status: 'canceled' | 'failed', entry: Entry, changes: RunChanges = {}): Promise<Turn> {
+async function stop(
+  trx: Db,
+  run: RunRow,
+  status: 'canceled' | 'failed',
+  entry: Entry,
+  changes: RunChanges = {},
+): Promise<Turn> {
   await save(trx, run, changes, entry, { status, finished: true });
   await queries.addToCounter(trx, run.automation_id, status === 'canceled' ? 'runs_canceled' : 'runs_failed');
   return 'done';

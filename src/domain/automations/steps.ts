@@ -17,14 +17,24 @@ export const SOURCES = ['api', 'import', 'form', 'dashboard', 'mcp'] as const;
 export const Trigger = z.discriminatedUnion(
   'type',
   [
-    z.object({ type: z.literal('subscriber_created'), source: z.enum(SOURCES, { error: `source must be one of: ${SOURCES.join(', ')}` }).optional() }),
+    z.object({
+      type: z.literal('subscriber_created'),
+      source: z.enum(SOURCES, { error: `source must be one of: ${SOURCES.join(', ')}` }).optional(),
+    }),
     z.object({ type: z.literal('joined_group'), group_id: guid('group_id') }),
     z.object({ type: z.literal('form_submitted'), form_id: guid('form_id') }),
     z.object({ type: z.literal('campaign_opened'), campaign_id: guid('campaign_id').optional() }),
-    z.object({ type: z.literal('link_clicked'), campaign_id: guid('campaign_id').optional(), url: z.string().trim().min(1).max(2048).optional() }),
+    z.object({
+      type: z.literal('link_clicked'),
+      campaign_id: guid('campaign_id').optional(),
+      url: z.string().trim().min(1).max(2048).optional(),
+    }),
     z.object({ type: z.literal('date_anniversary'), field: z.string().trim().min(1, 'field is required').max(255) }),
   ],
-  { error: 'Trigger type must be one of: subscriber_created, joined_group, form_submitted, campaign_opened, link_clicked, date_anniversary' },
+  {
+    error:
+      'Trigger type must be one of: subscriber_created, joined_group, form_submitted, campaign_opened, link_clicked, date_anniversary',
+  },
 );
 export type Trigger = z.output<typeof Trigger>;
 
@@ -43,7 +53,11 @@ const StepShape: z.ZodType<Step> = z.discriminatedUnion(
   [
     z.object({
       type: z.literal('delay'),
-      amount: z.number({ error: 'amount must be a whole number' }).int('amount must be a whole number').min(1, 'amount must be at least 1').max(100_000),
+      amount: z
+        .number({ error: 'amount must be a whole number' })
+        .int('amount must be a whole number')
+        .min(1, 'amount must be at least 1')
+        .max(100_000),
       unit: z.enum(UNITS, { error: 'unit must be one of: minutes, hours, days' }),
     }),
     z.object({
@@ -58,7 +72,9 @@ const StepShape: z.ZodType<Step> = z.discriminatedUnion(
     z.object({
       type: z.literal('update_field'),
       field: z.string({ error: 'field is required' }).trim().min(1, 'field is required').max(255),
-      value: z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()], { error: 'value must be a string, number, boolean or null' }),
+      value: z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()], {
+        error: 'value must be a string, number, boolean or null',
+      }),
     }),
     z.object({
       type: z.literal('condition'),
@@ -87,7 +103,8 @@ export const Steps = z
       for (const s of list) {
         count++;
         if (s.type !== 'condition') continue;
-        if (depth >= MAX_DEPTH) ctx.addIssue({ code: 'custom', message: `Conditions may be nested at most ${MAX_DEPTH} deep` });
+        if (depth >= MAX_DEPTH)
+          ctx.addIssue({ code: 'custom', message: `Conditions may be nested at most ${MAX_DEPTH} deep` });
         else walk([...s.then, ...s.else], depth + 1);
       }
     };
@@ -106,19 +123,31 @@ const CORE_FIELDS = ['first_name', 'last_name', 'phone'] as const;
  * normalised by the segment compiler, update_field values coerced to their field's type.
  * Throws one Validation naming every problem by path (trigger.group_id, steps.1.then.0.subject, …).
  */
-export async function checkDefinition(db: Db, accountId: string, trigger: Trigger | undefined, steps: Step[] | undefined): Promise<{ trigger?: Trigger; steps?: Step[] }> {
+export async function checkDefinition(
+  db: Db,
+  accountId: string,
+  trigger: Trigger | undefined,
+  steps: Step[] | undefined,
+): Promise<{ trigger?: Trigger; steps?: Step[] }> {
   const errors: FieldErrors = {};
   const problem = (path: string, message: string) => void (errors[path] ??= []).push(message);
   const defs = await fields.definitions(db, accountId);
   const exists = (table: 'groups' | 'forms' | 'campaigns', id: string) => existsInAccount(db, table, accountId, id);
 
-  if (trigger?.type === 'joined_group' && !(await exists('groups', trigger.group_id))) problem('trigger.group_id', 'Group not found');
-  if (trigger?.type === 'form_submitted' && !(await exists('forms', trigger.form_id))) problem('trigger.form_id', 'Form not found');
-  if ((trigger?.type === 'campaign_opened' || trigger?.type === 'link_clicked') && trigger.campaign_id && !(await exists('campaigns', trigger.campaign_id)))
+  if (trigger?.type === 'joined_group' && !(await exists('groups', trigger.group_id)))
+    problem('trigger.group_id', 'Group not found');
+  if (trigger?.type === 'form_submitted' && !(await exists('forms', trigger.form_id)))
+    problem('trigger.form_id', 'Form not found');
+  if (
+    (trigger?.type === 'campaign_opened' || trigger?.type === 'link_clicked') &&
+    trigger.campaign_id &&
+    !(await exists('campaigns', trigger.campaign_id))
+  )
     problem('trigger.campaign_id', 'Campaign not found');
   if (trigger?.type === 'date_anniversary') {
     const key = trigger.field.replace(/^custom_fields\./, '');
-    if (defs.get(key) !== 'date') problem('trigger.field', defs.has(key) ? 'Must be a custom field of type date' : `Unknown custom field: ${key}`);
+    if (defs.get(key) !== 'date')
+      problem('trigger.field', defs.has(key) ? 'Must be a custom field of type date' : `Unknown custom field: ${key}`);
     else trigger = { ...trigger, field: key };
   }
 
@@ -126,9 +155,14 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
     const out: Step[] = [];
     for (const [i, s] of list.entries()) {
       const p = `${prefix}.${i}`;
-      if ((s.type === 'add_to_group' || s.type === 'remove_from_group') && !(await exists('groups', s.group_id))) problem(`${p}.group_id`, 'Group not found');
+      if ((s.type === 'add_to_group' || s.type === 'remove_from_group') && !(await exists('groups', s.group_id)))
+        problem(`${p}.group_id`, 'Group not found');
       // joining the trigger's own group would start this automation again for every run, without end
-      if (s.type === 'add_to_group' && trigger?.type === 'joined_group' && trigger.group_id.toLowerCase() === s.group_id.toLowerCase())
+      if (
+        s.type === 'add_to_group' &&
+        trigger?.type === 'joined_group' &&
+        trigger.group_id.toLowerCase() === s.group_id.toLowerCase()
+      )
         problem(`${p}.group_id`, 'A step may not add to the group that triggers this automation');
       if (s.type === 'send_email') {
         try {
@@ -154,7 +188,12 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
           if (!(err instanceof Validation)) throw err;
           Object.assign(errors, err.fields);
         }
-        out.push({ ...s, filter, then: await checkList(s.then, `${p}.then`), else: await checkList(s.else, `${p}.else`) });
+        out.push({
+          ...s,
+          filter,
+          then: await checkList(s.then, `${p}.then`),
+          else: await checkList(s.else, `${p}.else`),
+        });
         continue;
       }
       out.push(s);
@@ -170,7 +209,11 @@ export async function checkDefinition(db: Db, accountId: string, trigger: Trigge
 type FieldValue = string | number | boolean | null;
 
 /** update_field: a core field (first_name, last_name, phone) or a custom field, with the value coerced. */
-function checkFieldValue(defs: Map<string, fields.FieldType>, field: string, value: unknown): { field: string; value: FieldValue } | { path: string; error: string } {
+function checkFieldValue(
+  defs: Map<string, fields.FieldType>,
+  field: string,
+  value: unknown,
+): { field: string; value: FieldValue } | { path: string; error: string } {
   if ((CORE_FIELDS as readonly string[]).includes(field)) {
     try {
       // the same rules as updating the subscriber through the API
@@ -183,7 +226,8 @@ function checkFieldValue(defs: Map<string, fields.FieldType>, field: string, val
   }
   const key = field.replace(/^custom_fields\./, '');
   const type = defs.get(key);
-  if (!type) return { path: 'field', error: `field must be first_name, last_name, phone or a custom field (unknown: ${key})` };
+  if (!type)
+    return { path: 'field', error: `field must be first_name, last_name, phone or a custom field (unknown: ${key})` };
   const coerced = fields.coerceValue(type, value);
   if (coerced === undefined) return { path: 'value', error: `Must be a valid ${type} for ${key}` };
   return { field: `custom_fields.${key}`, value: coerced };

@@ -42,7 +42,8 @@ export function startFromEvents(trx: Db, batch: FeedBatch): Promise<number> {
  */
 export async function scanAnniversaries(db: Db): Promise<number> {
   let total = 0;
-  for (const { id, today } of await runQueries.anniversariesDue(db)) total += await inTransaction(db, (trx) => scanOne(trx, id, today));
+  for (const { id, today } of await runQueries.anniversariesDue(db))
+    total += await inTransaction(db, (trx) => scanOne(trx, id, today));
   return total;
 }
 

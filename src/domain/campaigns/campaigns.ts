@@ -19,7 +19,13 @@ import * as queries from './queries.ts';
 import * as campaignStats from './stats.ts';
 import { compileChecked } from './templates.ts';
 
-export const STATUSES = ['draft', 'scheduled', 'sending', 'sent', 'cancelled'] as const satisfies readonly CampaignStatus[];
+export const STATUSES = [
+  'draft',
+  'scheduled',
+  'sending',
+  'sent',
+  'cancelled',
+] as const satisfies readonly CampaignStatus[];
 export const NOT_FOUND = 'Campaign not found';
 
 const Text = (max: number) => z.string().trim().max(max).nullable();
@@ -47,7 +53,12 @@ export type CampaignUpdate = z.input<typeof CampaignUpdate>;
 
 export const ScheduleInput = z.object({
   delivery: z.enum(['instant', 'scheduled'], { error: 'delivery must be one of: instant, scheduled' }),
-  scheduled_at: z.iso.datetime({ offset: true, error: 'scheduled_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00+01:00' }).optional(),
+  scheduled_at: z.iso
+    .datetime({
+      offset: true,
+      error: 'scheduled_at must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00+01:00',
+    })
+    .optional(),
 });
 export type ScheduleInput = z.input<typeof ScheduleInput>;
 
@@ -67,7 +78,13 @@ export async function create(db: Db, accountId: string, input: NewCampaign): Pro
   return inTransaction(db, async (trx) => {
     const group_ids = await checkGroups(trx, accountId, a.group_ids ?? []);
     const segment_ids = await ledger.checkSegments(trx, accountId, a.segment_ids ?? []);
-    const row = await queries.insertCampaign(trx, { ...a, account_id: accountId, group_ids, segment_ids, delivery: null });
+    const row = await queries.insertCampaign(trx, {
+      ...a,
+      account_id: accountId,
+      group_ids,
+      segment_ids,
+      delivery: null,
+    });
     return present(row, campaignStats.EMPTY);
   });
 }
@@ -80,8 +97,16 @@ export async function get(db: Db, accountId: string, id: string): Promise<Campai
 export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Campaign>> {
   const q = parseInput(ListQuery, query);
   const { rows, total } = await queries.campaignPage(db, accountId, q.status, q.per_page, offsetOf(q));
-  const stats = await campaignStats.of(db, accountId, rows.map((r) => r.id));
-  return pageOf(rows.map((r) => present(r, stats.get(r.id) ?? campaignStats.EMPTY)), q, total);
+  const stats = await campaignStats.of(
+    db,
+    accountId,
+    rows.map((r) => r.id),
+  );
+  return pageOf(
+    rows.map((r) => present(r, stats.get(r.id) ?? campaignStats.EMPTY)),
+    q,
+    total,
+  );
 }
 
 export async function update(db: Db, accountId: string, id: string, input: CampaignUpdate): Promise<Campaign> {
@@ -91,8 +116,14 @@ export async function update(db: Db, accountId: string, id: string, input: Campa
     if (before.status !== 'draft') throw new StateConflict('Only draft campaigns can be updated');
     checkTemplates({ ...before, ...u });
     const group_ids = u.group_ids === undefined ? undefined : await checkGroups(trx, accountId, u.group_ids);
-    const segment_ids = u.segment_ids === undefined ? undefined : await ledger.checkSegments(trx, accountId, u.segment_ids);
-    const row = await queries.updateCampaign(trx, accountId, id, { ...u, ...(group_ids && { group_ids }), ...(segment_ids && { segment_ids }), updated_at: new Date() });
+    const segment_ids =
+      u.segment_ids === undefined ? undefined : await ledger.checkSegments(trx, accountId, u.segment_ids);
+    const row = await queries.updateCampaign(trx, accountId, id, {
+      ...u,
+      ...(group_ids && { group_ids }),
+      ...(segment_ids && { segment_ids }),
+      updated_at: new Date(),
+    });
     return present(row, campaignStats.EMPTY);
   });
 }
@@ -110,7 +141,13 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
  * draft → scheduled (delivery "scheduled", scheduled_at in the future) or draft → sending ("instant":
  * the audience is frozen now). Requires subject, from, content and at least one group or segment.
  */
-export async function schedule(db: Db, config: Config, accountId: string, id: string, input: ScheduleInput): Promise<Campaign> {
+export async function schedule(
+  db: Db,
+  config: Config,
+  accountId: string,
+  id: string,
+  input: ScheduleInput,
+): Promise<Campaign> {
   const s = parseInput(ScheduleInput, input);
   const row = await inTransaction(db, async (trx) => {
     const c = await find(trx, accountId, id, true);
@@ -121,7 +158,12 @@ export async function schedule(db: Db, config: Config, accountId: string, id: st
     await checkGroups(trx, accountId, c.group_ids);
     await ledger.checkSegments(trx, accountId, c.segment_ids);
     if (s.delivery === 'scheduled') {
-      return queries.setCampaign(trx, id, { status: 'scheduled', delivery: 'scheduled', scheduled_at: at!, updated_at: new Date() });
+      return queries.setCampaign(trx, id, {
+        status: 'scheduled',
+        delivery: 'scheduled',
+        scheduled_at: at!,
+        updated_at: new Date(),
+      });
     }
     return ledger.start(trx, c, 'instant', config.secret);
   });
@@ -133,9 +175,19 @@ export async function cancel(db: Db, accountId: string, id: string): Promise<Cam
   await inTransaction(db, async (trx) => {
     const c = await find(trx, accountId, id, true);
     if (c.status === 'scheduled') {
-      await queries.setCampaign(trx, id, { status: 'draft', delivery: null, scheduled_at: null, updated_at: new Date() });
+      await queries.setCampaign(trx, id, {
+        status: 'draft',
+        delivery: null,
+        scheduled_at: null,
+        updated_at: new Date(),
+      });
     } else if (c.status === 'sending') {
-      await queries.setCampaign(trx, id, { status: 'cancelled', cancelled_at: new Date(), finished_at: new Date(), updated_at: new Date() });
+      await queries.setCampaign(trx, id, {
+        status: 'cancelled',
+        cancelled_at: new Date(),
+        finished_at: new Date(),
+        updated_at: new Date(),
+      });
       await ledger.skipQueued(trx, id, 'Campaign was cancelled');
     } else {
       throw new StateConflict('Only scheduled or sending campaigns can be cancelled');
@@ -156,13 +208,33 @@ export async function preview(db: Db, config: Config, accountId: string, id: str
   const c = await find(db, accountId, id);
   const sub = p.subscriber_id || p.email ? await queries.findSubscriber(db, accountId, p) : undefined;
   if ((p.subscriber_id || p.email) && !sub) throw new NotFound('Subscriber not found');
-  const subscriber = sub ?? { id: '00000000-0000-4000-8000-000000000000', email: 'preview@example.com', first_name: 'Preview', custom_fields: {} };
-  const template = compileChecked({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text });
+  const subscriber = sub ?? {
+    id: '00000000-0000-4000-8000-000000000000',
+    email: 'preview@example.com',
+    first_name: 'Preview',
+    custom_fields: {},
+  };
+  const template = compileChecked({
+    subject: c.subject ?? '',
+    html: c.content_html ?? '',
+    text: c.content_text,
+    preview_text: c.preview_text,
+  });
   const unsubscribe = unsubscribeUrl(config, accountId, subscriber.id, { campaign_id: c.id });
   const account = await queries.account(db, accountId);
   const sender = resolveSender(config, c, account);
-  const message = renderMessage(template, { subscriber, campaign: { id: c.id, name: c.name }, unsubscribeUrl: unsubscribe });
-  return { ...message, from: sender.from, reply_to: sender.replyTo ?? null, to: subscriber.email, headers: bulkHeaders(config, unsubscribe) };
+  const message = renderMessage(template, {
+    subscriber,
+    campaign: { id: c.id, name: c.name },
+    unsubscribeUrl: unsubscribe,
+  });
+  return {
+    ...message,
+    from: sender.from,
+    reply_to: sender.replyTo ?? null,
+    to: subscriber.email,
+    headers: bulkHeaders(config, unsubscribe),
+  };
 }
 
 export async function find(db: Db, accountId: string, id: string, forUpdate = false): Promise<CampaignRow> {
@@ -176,7 +248,11 @@ function present(row: CampaignRow, stats: campaignStats.Stats): Campaign {
   return { ...rest, stats };
 }
 
-function checkTemplates(c: { subject?: string | null; content_html?: string | null; content_text?: string | null }): void {
+function checkTemplates(c: {
+  subject?: string | null;
+  content_html?: string | null;
+  content_text?: string | null;
+}): void {
   if (!c.subject && !c.content_html && !c.content_text) return;
   compileChecked({ subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text });
 }
@@ -198,9 +274,12 @@ function invalid(field: string, message: string): Validation {
 function checkReady(config: Config, c: CampaignRow): void {
   const fields: FieldErrors = {};
   if (!c.subject?.trim()) fields.subject = ['Subject is required before the campaign can be scheduled'];
-  if (!c.from_email && !config.MAIL_FROM) fields.from_email = ['A sender (from_email) is required before the campaign can be scheduled'];
-  if (!c.content_html?.trim()) fields.content_html = ['Content (content_html) is required before the campaign can be scheduled'];
-  if (c.group_ids.length === 0 && c.segment_ids.length === 0) fields.group_ids = ['At least one group or segment is required'];
+  if (!c.from_email && !config.MAIL_FROM)
+    fields.from_email = ['A sender (from_email) is required before the campaign can be scheduled'];
+  if (!c.content_html?.trim())
+    fields.content_html = ['Content (content_html) is required before the campaign can be scheduled'];
+  if (c.group_ids.length === 0 && c.segment_ids.length === 0)
+    fields.group_ids = ['At least one group or segment is required'];
   const first = Object.entries(fields)[0];
   if (first) throw new Validation(fields, `${first[0]}: ${first[1][0]}`);
   checkTemplates(c);
@@ -226,7 +305,12 @@ export async function startDue(db: Db, secret: string, limit = 10): Promise<stri
 }
 
 /** get_campaign_subscribers: the campaign's ledger rows with their subscribers, filtered and paged. */
-export async function recipients(db: Db, accountId: string, id: string, query: RecipientsQuery): Promise<Page<campaignStats.Recipient>> {
+export async function recipients(
+  db: Db,
+  accountId: string,
+  id: string,
+  query: RecipientsQuery,
+): Promise<Page<campaignStats.Recipient>> {
   await find(db, accountId, id);
   return campaignStats.recipients(db, accountId, id, query);
 }

@@ -21,7 +21,12 @@ export async function checkSegments(db: Db, accountId: string, ids: string[]): P
  * sending starts: stores the campaign's trackable links, freezes the audience with one INSERT … SELECT
  * (active members of its groups or segments, each once, minus suppressed addresses) and marks it sending.
  */
-export async function start(trx: Db, c: CampaignRow, delivery: 'instant' | 'scheduled', secret: string): Promise<CampaignRow> {
+export async function start(
+  trx: Db,
+  c: CampaignRow,
+  delivery: 'instant' | 'scheduled',
+  secret: string,
+): Promise<CampaignRow> {
   await queries.replaceLinks(trx, c.id, extractLinks(c.content_html ?? ''));
   // a segment deleted since the campaign was scheduled no longer contributes (a group likewise has no members)
   const segmentIds = await queries.existingSegments(trx, c.account_id, c.segment_ids);
@@ -37,5 +42,8 @@ async function dropSuppressed(trx: Db, c: CampaignRow, secret: string): Promise<
   if (!(await queries.hasSuppressions(trx, c.account_id))) return;
   const hashes = await queries.suppressionHashes(trx, c.account_id);
   const rows = await queries.frozenAddresses(trx, c.id);
-  await queries.removeRecipients(trx, rows.filter((r) => hashes.has(hashEmail(secret, r.email))).map((r) => r.id));
+  await queries.removeRecipients(
+    trx,
+    rows.filter((r) => hashes.has(hashEmail(secret, r.email))).map((r) => r.id),
+  );
 }

@@ -29,7 +29,11 @@ export type Outcome =
 
 export async function replaceLinks(trx: Db, campaignId: string, urls: string[]): Promise<void> {
   await trx.deleteFrom('campaign_links').where('campaign_id', '=', campaignId).execute();
-  if (urls.length > 0) await trx.insertInto('campaign_links').values(urls.map((url, idx) => ({ campaign_id: campaignId, idx, url }))).execute();
+  if (urls.length > 0)
+    await trx
+      .insertInto('campaign_links')
+      .values(urls.map((url, idx) => ({ campaign_id: campaignId, idx, url })))
+      .execute();
 }
 
 export function links(db: Db, campaignId: string) {
@@ -38,7 +42,12 @@ export function links(db: Db, campaignId: string) {
 
 export async function existingSegments(trx: Db, accountId: string, ids: string[]): Promise<string[]> {
   if (ids.length === 0) return [];
-  const rows = await trx.selectFrom('segments').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  const rows = await trx
+    .selectFrom('segments')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -50,13 +59,26 @@ export async function freezeAudience(trx: Db, c: CampaignRow, inSegments: Subscr
     .expression(
       trx
         .selectFrom('subscribers')
-        .select([sql<string>`${c.id}::uuid`.as('campaign_id'), sql<string>`${c.account_id}::uuid`.as('account_id'), 'subscribers.id', 'subscribers.email'])
+        .select([
+          sql<string>`${c.id}::uuid`.as('campaign_id'),
+          sql<string>`${c.account_id}::uuid`.as('account_id'),
+          'subscribers.id',
+          'subscribers.email',
+        ])
         .where('subscribers.account_id', '=', c.account_id)
         .where('subscribers.status', '=', 'active')
         .where((eb) =>
           eb.or([
             ...(c.group_ids.length > 0
-              ? [eb.exists(eb.selectFrom('subscriber_groups').select(sql.lit(1).as('one')).whereRef('subscriber_groups.subscriber_id', '=', 'subscribers.id').where('subscriber_groups.group_id', 'in', c.group_ids))]
+              ? [
+                  eb.exists(
+                    eb
+                      .selectFrom('subscriber_groups')
+                      .select(sql.lit(1).as('one'))
+                      .whereRef('subscriber_groups.subscriber_id', '=', 'subscribers.id')
+                      .where('subscriber_groups.group_id', 'in', c.group_ids),
+                  ),
+                ]
               : []),
             ...(inSegments ? [inSegments(eb)] : []),
           ]),
@@ -67,7 +89,12 @@ export async function freezeAudience(trx: Db, c: CampaignRow, inSegments: Subscr
 }
 
 export async function hasSuppressions(trx: Db, accountId: string): Promise<boolean> {
-  const any = await trx.selectFrom('suppressions').select('email_hash').where('account_id', '=', accountId).limit(1).executeTakeFirst();
+  const any = await trx
+    .selectFrom('suppressions')
+    .select('email_hash')
+    .where('account_id', '=', accountId)
+    .limit(1)
+    .executeTakeFirst();
   return any !== undefined;
 }
 
@@ -86,7 +113,12 @@ export async function removeRecipients(trx: Db, ids: number[]): Promise<void> {
 
 /** Cancel: nobody still queued gets the campaign. Rows a worker already holds finish their batch. */
 export async function skipQueued(trx: Db, campaignId: string, reason: string): Promise<void> {
-  await trx.updateTable('campaign_recipients').set({ state: 'skipped', last_error: reason }).where('campaign_id', '=', campaignId).where('state', '=', 'queued').execute();
+  await trx
+    .updateTable('campaign_recipients')
+    .set({ state: 'skipped', last_error: reason })
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', 'queued')
+    .execute();
 }
 
 /**
@@ -108,7 +140,9 @@ export async function claim(db: Db, campaignId: string, workerId: string, limit:
       for update of cr skip locked
     ) picked
     where r.id = picked.id
-    returning r.id, r.subscriber_id, r.email, r.attempts, picked.first_name, picked.last_name, picked.phone, picked.status, picked.custom_fields, picked.created_at`.execute(db);
+    returning r.id, r.subscriber_id, r.email, r.attempts, picked.first_name, picked.last_name, picked.phone, picked.status, picked.custom_fields, picked.created_at`.execute(
+    db,
+  );
   return r.rows.sort((a, b) => a.id - b.id);
 }
 
@@ -154,7 +188,15 @@ export function markSentIfDone(trx: Db, campaignId: string) {
     .where('id', '=', campaignId)
     .where('status', '=', 'sending')
     .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('campaign_recipients').select(sql.lit(1).as('one')).where('campaign_id', '=', campaignId).where('state', 'in', ['queued', 'sending']))),
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('campaign_recipients')
+            .select(sql.lit(1).as('one'))
+            .where('campaign_id', '=', campaignId)
+            .where('state', 'in', ['queued', 'sending']),
+        ),
+      ),
     )
     .returning(['id', 'name', 'account_id'])
     .executeTakeFirst();
@@ -165,7 +207,10 @@ export function markSentIfDone(trx: Db, campaignId: string) {
  * worker: PGlite allows one process, so at its start every such row is orphaned) become 'interrupted'.
  * SMTP may have accepted them; a duplicate campaign email costs more than a missing one.
  */
-export async function interruptOrphans(db: Db, opts: { leaseMs: number; me: string; allButMe?: boolean }): Promise<number> {
+export async function interruptOrphans(
+  db: Db,
+  opts: { leaseMs: number; me: string; allButMe?: boolean },
+): Promise<number> {
   const r = await sql<{ n: number }>`
     with upd as (
       update campaign_recipients set state = 'interrupted', worker_id = null,
@@ -184,10 +229,18 @@ export async function heartbeat(db: Db, workerId: string): Promise<void> {
 }
 
 export async function retireWorker(db: Db, workerId: string, leaseMs: number): Promise<void> {
-  await sql`delete from send_workers where id = ${workerId}::uuid or heartbeat_at < now() - ${leaseMs * 10} * interval '1 millisecond'`.execute(db);
+  await sql`delete from send_workers where id = ${workerId}::uuid or heartbeat_at < now() - ${leaseMs * 10} * interval '1 millisecond'`.execute(
+    db,
+  );
 }
 
 /** Campaigns currently sending, oldest first (what the workers have to do). */
 export async function sendingCampaigns(db: Db, limit = 50): Promise<{ id: string; account_id: string }[]> {
-  return db.selectFrom('campaigns').select(['id', 'account_id']).where('status', '=', 'sending').orderBy('started_at').limit(limit).execute();
+  return db
+    .selectFrom('campaigns')
+    .select(['id', 'account_id'])
+    .where('status', '=', 'sending')
+    .orderBy('started_at')
+    .limit(limit)
+    .execute();
 }

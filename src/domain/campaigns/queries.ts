@@ -21,15 +21,36 @@ export function findCampaign(db: Db, accountId: string, id: string, forUpdate = 
     .executeTakeFirst();
 }
 
-export async function campaignPage(db: Db, accountId: string, status: CampaignStatus | undefined, limit: number, offset: number): Promise<{ rows: CampaignRow[]; total: number }> {
-  const base = db.selectFrom('campaigns').where('account_id', '=', accountId).$if(status !== undefined, (qb) => qb.where('status', '=', status!));
-  const rows = await base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+export async function campaignPage(
+  db: Db,
+  accountId: string,
+  status: CampaignStatus | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ rows: CampaignRow[]; total: number }> {
+  const base = db
+    .selectFrom('campaigns')
+    .where('account_id', '=', accountId)
+    .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
+  const rows = await base
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
   const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return { rows, total: Number(n) };
 }
 
 export function updateCampaign(trx: Db, accountId: string, id: string, changes: CampaignChanges) {
-  return trx.updateTable('campaigns').set(changes).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return trx
+    .updateTable('campaigns')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** A state change of a campaign the caller has already found (and locked) in its account. */
@@ -75,7 +96,9 @@ export function findSubscriber(db: Db, accountId: string, by: { subscriber_id?: 
     .select(['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'created_at'])
     .where('account_id', '=', accountId)
     .$if(by.subscriber_id !== undefined, (qb) => qb.where('id', '=', by.subscriber_id!))
-    .$if(by.subscriber_id === undefined, (qb) => qb.where((eb) => eb(eb.fn('lower', ['email']), '=', by.email!.toLowerCase())))
+    .$if(by.subscriber_id === undefined, (qb) =>
+      qb.where((eb) => eb(eb.fn('lower', ['email']), '=', by.email!.toLowerCase())),
+    )
     .executeTakeFirst();
 }
 
@@ -131,7 +154,14 @@ const FILTERS = {
 export type RecipientFilter = keyof typeof FILTERS;
 
 /** One page of a campaign's ledger rows joined to their subscribers, in ledger order. */
-export async function recipientPage(db: Db, accountId: string, campaignId: string, filter: RecipientFilter | undefined, limit: number, offset: number) {
+export async function recipientPage(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  filter: RecipientFilter | undefined,
+  limit: number,
+  offset: number,
+) {
   const base = db
     .selectFrom('campaign_recipients as r')
     .innerJoin('subscribers as s', 's.id', 'r.subscriber_id')
@@ -140,9 +170,23 @@ export async function recipientPage(db: Db, accountId: string, campaignId: strin
     .$if(filter !== undefined, (qb) => qb.where(FILTERS[filter!]));
   const rows = await base
     .select([
-      's.id', 's.email', 's.first_name', 's.last_name', 's.status',
-      'r.state', 'r.attempts', 'r.message_id', 'r.last_error', 'r.sent_at', 'r.opens', 'r.clicks',
-      'r.opened_at', 'r.clicked_at', 'r.unsubscribed_at', 'r.bounced_at', 'r.complained_at',
+      's.id',
+      's.email',
+      's.first_name',
+      's.last_name',
+      's.status',
+      'r.state',
+      'r.attempts',
+      'r.message_id',
+      'r.last_error',
+      'r.sent_at',
+      'r.opens',
+      'r.clicks',
+      'r.opened_at',
+      'r.clicked_at',
+      'r.unsubscribed_at',
+      'r.bounced_at',
+      'r.complained_at',
     ])
     .orderBy('r.id')
     .limit(limit)
@@ -156,14 +200,31 @@ const OUTBOX_SUMMARY = ['id', 'message_id', 'from_addr', 'to_addr', 'subject', '
 
 export async function outboxPage(db: Db, accountId: string, limit: number, offset: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('outbox').select(OUTBOX_SUMMARY).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-    db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('outbox')
+      .select(OUTBOX_SUMMARY)
+      .where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.n };
 }
 
 export function outboxMessage(db: Db, accountId: string, id: string) {
-  return db.selectFrom('outbox').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('outbox')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /**

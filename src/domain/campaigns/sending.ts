@@ -64,7 +64,11 @@ export function activeOnly(batch: Claimed[], outcomes: Outcome[]): Claimed[] {
 }
 
 /** The message for one recipient, or (none, and a `failed` outcome) when its template fails at render time. */
-export function compose(campaign: PreparedCampaign, row: Claimed, outcomes: Outcome[]): { row: Claimed; msg: OutgoingMessage }[] {
+export function compose(
+  campaign: PreparedCampaign,
+  row: Claimed,
+  outcomes: Outcome[],
+): { row: Claimed; msg: OutgoingMessage }[] {
   try {
     return [{ row, msg: campaign.build({ ...row, id: row.subscriber_id }) }];
   } catch (err) {
@@ -74,7 +78,11 @@ export function compose(campaign: PreparedCampaign, row: Claimed, outcomes: Outc
 }
 
 /** What the mail server's answer makes of the row: sent, failed for good, or queued again after a backoff. */
-export function outcomeOf(config: Pick<Config, 'SEND_MAX_ATTEMPTS' | 'SEND_RETRY_BASE_MS'>, row: Claimed, res: SendResult): Outcome {
+export function outcomeOf(
+  config: Pick<Config, 'SEND_MAX_ATTEMPTS' | 'SEND_RETRY_BASE_MS'>,
+  row: Claimed,
+  res: SendResult,
+): Outcome {
   if (res.ok) return { id: row.id, state: 'sent', message_id: res.messageId };
   const { SEND_MAX_ATTEMPTS: max, SEND_RETRY_BASE_MS: base } = config;
   const error = res.code ? `${res.code} ${res.error}`.slice(0, 1000) : res.error.slice(0, 1000);

@@ -32,8 +32,20 @@ export interface Stats {
 export type Engagement = Omit<Stats, 'recipients' | 'sent' | 'failed' | 'skipped' | 'interrupted' | 'pending'>;
 
 export const EMPTY: Stats = Object.freeze({
-  recipients: 0, sent: 0, failed: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0,
-  unsubscribes: 0, bounces: 0, complaints: 0, skipped: 0, interrupted: 0, pending: 0, soft_bounces: 0,
+  recipients: 0,
+  sent: 0,
+  failed: 0,
+  opens: 0,
+  unique_opens: 0,
+  clicks: 0,
+  unique_clicks: 0,
+  unsubscribes: 0,
+  bounces: 0,
+  complaints: 0,
+  skipped: 0,
+  interrupted: 0,
+  pending: 0,
+  soft_bounces: 0,
 });
 
 export async function of(db: Db, accountId: string, campaignIds: string[]): Promise<Map<string, Stats>> {
@@ -42,7 +54,16 @@ export async function of(db: Db, accountId: string, campaignIds: string[]): Prom
   return new Map(rows.map(({ campaign_id, ...s }) => [campaign_id, { ...EMPTY, ...s }]));
 }
 
-export const RECIPIENT_FILTERS = ['sent', 'failed', 'opened', 'unopened', 'clicked', 'unsubscribed', 'bounced', 'complained'] as const satisfies readonly queries.RecipientFilter[];
+export const RECIPIENT_FILTERS = [
+  'sent',
+  'failed',
+  'opened',
+  'unopened',
+  'clicked',
+  'unsubscribed',
+  'bounced',
+  'complained',
+] as const satisfies readonly queries.RecipientFilter[];
 
 export const RecipientsQuery = z.object({
   filter: z.enum(RECIPIENT_FILTERS, { error: `filter must be one of: ${RECIPIENT_FILTERS.join(', ')}` }).optional(),
@@ -52,12 +73,22 @@ export type RecipientsQuery = z.input<typeof RecipientsQuery>;
 
 type RecipientRow = Awaited<ReturnType<typeof queries.recipientPage>>['rows'][number];
 type Ledger = Omit<RecipientRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status'>;
-export type Recipient = { subscriber: Pick<RecipientRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status'> } & Ledger;
+export type Recipient = {
+  subscriber: Pick<RecipientRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status'>;
+} & Ledger;
 
 /** One page of a campaign's ledger rows with their subscriber (the campaign is checked by the caller). */
-export async function recipients(db: Db, accountId: string, campaignId: string, query: RecipientsQuery): Promise<Page<Recipient>> {
+export async function recipients(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  query: RecipientsQuery,
+): Promise<Page<Recipient>> {
   const q = parseInput(RecipientsQuery, query);
   const { rows, total } = await queries.recipientPage(db, accountId, campaignId, q.filter, q.per_page, offsetOf(q));
-  const items = rows.map(({ id, email, first_name, last_name, status, ...ledger }) => ({ subscriber: { id, email, first_name, last_name, status }, ...ledger }));
+  const items = rows.map(({ id, email, first_name, last_name, status, ...ledger }) => ({
+    subscriber: { id, email, first_name, last_name, status },
+    ...ledger,
+  }));
   return pageOf(items, q, total);
 }

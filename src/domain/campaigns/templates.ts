@@ -1,6 +1,13 @@
 // Templates as the domain sees them: a Liquid error is a Validation error naming the field it is in —
 // subject, content_html, content_text, the names campaigns and the automations' send_email step share.
-import { compileTemplate, TemplateError, type CompiledTemplate, type CompileTracking, type MessageTemplate, type TemplatePart } from '../../mail/render.ts';
+import {
+  compileTemplate,
+  TemplateError,
+  type CompiledTemplate,
+  type CompileTracking,
+  type MessageTemplate,
+  type TemplatePart,
+} from '../../mail/render.ts';
 import { firstProblem, Validation, type FieldErrors } from '../errors.ts';
 
 const FIELDS: Record<TemplatePart, string> = { subject: 'subject', html: 'content_html', text: 'content_text' };

@@ -92,7 +92,8 @@ export class EventFeed {
         // arrive a batch at a time; checking again after each one costs more than it saves)
         return s.n < this.stride() ? 0 : moved;
       }
-      if (noGap && s.first_wanted! > cursor + 1) return this.skip(db, cursor, s.first_wanted! - 1, s.first_wanted! - 1 - cursor);
+      if (noGap && s.first_wanted! > cursor + 1)
+        return this.skip(db, cursor, s.first_wanted! - 1, s.first_wanted! - 1 - cursor);
     }
     const rows = await repo.readAfter(db, cursor, wanted ? this.stride() : this.batchSize, seqsOnly, wanted);
     if (rows.length === 0) return 0;
@@ -159,7 +160,8 @@ export class EventFeed {
   /** The highest seq below which every gap is dead: no writer of its round is still writing. */
   private settledUpTo(writersNow: Set<string>): number {
     let settled = 0;
-    for (const h of this.horizons) if (h.seq > settled && ![...h.writers].some((w) => writersNow.has(w))) settled = h.seq;
+    for (const h of this.horizons)
+      if (h.seq > settled && ![...h.writers].some((w) => writersNow.has(w))) settled = h.seq;
     return settled;
   }
 

@@ -31,7 +31,13 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
-export async function recordEvent(db: Db, accountId: string, type: EventType, data: Record<string, unknown>, subscriberId?: string | null): Promise<void> {
+export async function recordEvent(
+  db: Db,
+  accountId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  subscriberId?: string | null,
+): Promise<void> {
   await recordEvents(db, accountId, [{ type, data, subscriberId }]);
 }
 

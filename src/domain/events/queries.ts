@@ -14,7 +14,11 @@ export interface FeedEvent {
   created_at: Date;
 }
 
-export async function insertEvents(db: Db, accountId: string, events: { type: string; subscriberId?: string | null; data: Record<string, unknown> }[]): Promise<void> {
+export async function insertEvents(
+  db: Db,
+  accountId: string,
+  events: { type: string; subscriberId?: string | null; data: Record<string, unknown> }[],
+): Promise<void> {
   await db
     .insertInto('events')
     .values(
@@ -31,12 +35,15 @@ export async function insertEvents(db: Db, accountId: string, events: { type: st
 // ---- cursors ----
 
 export async function cursorOf(db: Db, name: string): Promise<number | undefined> {
-  return (await db.selectFrom('event_cursors').select('last_seq').where('name', '=', name).executeTakeFirst())?.last_seq;
+  return (await db.selectFrom('event_cursors').select('last_seq').where('name', '=', name).executeTakeFirst())
+    ?.last_seq;
 }
 
 /** A reader added after its migration starts at the log's end rather than replaying history. */
 export async function startAtEnd(db: Db, name: string): Promise<void> {
-  await sql`insert into event_cursors (name, last_seq) select ${name}, coalesce(max(seq), 0) from events on conflict do nothing`.execute(db);
+  await sql`insert into event_cursors (name, last_seq) select ${name}, coalesce(max(seq), 0) from events on conflict do nothing`.execute(
+    db,
+  );
 }
 
 /** Moves the cursor from `fromSeq` to `toSeq`; false when it was no longer at `fromSeq` (another instance moved it). */
@@ -56,7 +63,13 @@ export async function moveCursor(db: Db, name: string, fromSeq: number, toSeq: n
 export type ReadRow = { seq: number; wanted: boolean } & Partial<FeedEvent>;
 
 /** Up to `limit` events after the cursor in seq order; `wanted` (over `e`) is evaluated in the same statement. */
-export async function readAfter(db: Db, cursor: number, limit: number, seqsOnly: boolean, wanted: RawBuilder<boolean> | undefined): Promise<ReadRow[]> {
+export async function readAfter(
+  db: Db,
+  cursor: number,
+  limit: number,
+  seqsOnly: boolean,
+  wanted: RawBuilder<boolean> | undefined,
+): Promise<ReadRow[]> {
   const columns = seqsOnly ? sql`e.seq` : sql`e.id, e.seq, e.account_id, e.type, e.subscriber_id, e.data, e.created_at`;
   const { rows } = await sql<ReadRow>`select ${columns}, ${wanted ?? sql`true`} as wanted from events e
     where e.seq > ${cursor} order by e.seq limit ${limit}`.execute(db);
@@ -67,7 +80,9 @@ export async function readAfter(db: Db, cursor: number, limit: number, seqsOnly:
 export async function summaryAfter(db: Db, cursor: number, stride: number, wanted: RawBuilder<boolean>) {
   const { rows } = await sql<{ n: number; last: number; first_wanted: number | null }>`
     select count(*)::int as n, coalesce(max(seq), 0) as last, min(seq) filter (where wanted) as first_wanted
-    from (select e.seq, ${wanted} as wanted from events e where e.seq > ${cursor} order by e.seq limit ${stride}) x`.execute(db);
+    from (select e.seq, ${wanted} as wanted from events e where e.seq > ${cursor} order by e.seq limit ${stride}) x`.execute(
+    db,
+  );
   const r = rows[0]!;
   return { n: r.n, last: Number(r.last), first_wanted: r.first_wanted === null ? null : Number(r.first_wanted) };
 }

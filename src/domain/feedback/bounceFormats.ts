@@ -47,8 +47,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-const obj = (v: unknown): Record<string, any> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : {});
-const bare = (id: unknown): string | undefined => (typeof id === 'string' && id.trim() ? id.trim().replace(/^<|>$/g, '') : undefined);
+const obj = (v: unknown): Record<string, any> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, any>) : {};
+const bare = (id: unknown): string | undefined =>
+  typeof id === 'string' && id.trim() ? id.trim().replace(/^<|>$/g, '') : undefined;
 
 // SNS wraps the SES notification as a JSON string in Message; SES event publishing names the type eventType
 function parseSns(data: unknown): Parsed {
@@ -58,20 +60,37 @@ function parseSns(data: unknown): Parsed {
     return { reports: [], confirmation: { subscribe_url: envelope.SubscribeURL, topic_arn: envelope.TopicArn } };
   }
   if (envelope.Type === 'UnsubscribeConfirmation') return { reports: [] };
-  const note = envelope.Type === 'Notification' ? obj(typeof envelope.Message === 'string' ? parseJson(envelope.Message) : envelope.Message) : envelope;
+  const note =
+    envelope.Type === 'Notification'
+      ? obj(typeof envelope.Message === 'string' ? parseJson(envelope.Message) : envelope.Message)
+      : envelope;
   const type = note.notificationType ?? note.eventType;
   const mail = obj(note.mail);
-  const message_id = bare(obj(mail.commonHeaders).messageId) ?? bare((mail.headers ?? []).find?.((h: any) => /^message-id$/i.test(h?.name))?.value);
+  const message_id =
+    bare(obj(mail.commonHeaders).messageId) ??
+    bare((mail.headers ?? []).find?.((h: any) => /^message-id$/i.test(h?.name))?.value);
   if (type === 'Bounce') {
     const bounce = obj(note.bounce);
     const kind: BounceKind = bounce.bounceType === 'Permanent' ? 'hard' : 'soft';
     return {
-      reports: (bounce.bouncedRecipients ?? []).map((r: any) => ({ email: String(r.emailAddress ?? ''), kind, message_id, detail: r.diagnosticCode ?? bounce.bounceSubType })),
+      reports: (bounce.bouncedRecipients ?? []).map((r: any) => ({
+        email: String(r.emailAddress ?? ''),
+        kind,
+        message_id,
+        detail: r.diagnosticCode ?? bounce.bounceSubType,
+      })),
     };
   }
   if (type === 'Complaint') {
     const complaint = obj(note.complaint);
-    return { reports: (complaint.complainedRecipients ?? []).map((r: any) => ({ email: String(r.emailAddress ?? ''), kind: 'complaint' as const, message_id, detail: complaint.complaintFeedbackType })) };
+    return {
+      reports: (complaint.complainedRecipients ?? []).map((r: any) => ({
+        email: String(r.emailAddress ?? ''),
+        kind: 'complaint' as const,
+        message_id,
+        detail: complaint.complaintFeedbackType,
+      })),
+    };
   }
   if (type === undefined) throw Validation.field('Type', 'Not an Amazon SNS/SES notification');
   return { reports: [] }; // Delivery, Send, Open…: nothing to do
@@ -93,14 +112,27 @@ function parseSendgrid(data: unknown): BounceReport[] {
 const POSTMARK_HARD = new Set(['HardBounce', 'BadEmailAddress']);
 const POSTMARK_COMPLAINT = new Set(['SpamComplaint', 'SpamNotification']);
 // Postmark bounce types that are no delivery problem at all
-const POSTMARK_IGNORED = new Set(['Subscribe', 'Unsubscribe', 'AutoResponder', 'OpenRelayTest', 'ChallengeVerification', 'AddressChange']);
+const POSTMARK_IGNORED = new Set([
+  'Subscribe',
+  'Unsubscribe',
+  'AutoResponder',
+  'OpenRelayTest',
+  'ChallengeVerification',
+  'AddressChange',
+]);
 
 function parsePostmark(data: unknown): BounceReport[] {
   const b = obj(data);
   if (b.RecordType !== undefined && b.RecordType !== 'Bounce' && b.RecordType !== 'SpamComplaint') return [];
-  if (typeof b.Email !== 'string' || typeof b.Type !== 'string') throw Validation.field('Email', 'A Postmark bounce needs Email and Type');
+  if (typeof b.Email !== 'string' || typeof b.Type !== 'string')
+    throw Validation.field('Email', 'A Postmark bounce needs Email and Type');
   if (POSTMARK_IGNORED.has(b.Type)) return [];
-  const kind: BounceKind = b.RecordType === 'SpamComplaint' || POSTMARK_COMPLAINT.has(b.Type) ? 'complaint' : POSTMARK_HARD.has(b.Type) ? 'hard' : 'soft';
+  const kind: BounceKind =
+    b.RecordType === 'SpamComplaint' || POSTMARK_COMPLAINT.has(b.Type)
+      ? 'complaint'
+      : POSTMARK_HARD.has(b.Type)
+        ? 'hard'
+        : 'soft';
   return [{ email: b.Email, kind, detail: b.Details ?? b.Description }];
 }
 

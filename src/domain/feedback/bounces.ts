@@ -30,7 +30,12 @@ export async function accountForSecret(db: Db, secret: string): Promise<string> 
   return id;
 }
 
-export async function recordConfirmation(db: Db, accountId: string, provider: Provider, c: { subscribe_url: string; topic_arn?: string }): Promise<void> {
+export async function recordConfirmation(
+  db: Db,
+  accountId: string,
+  provider: Provider,
+  c: { subscribe_url: string; topic_arn?: string },
+): Promise<void> {
   await queries.insertConfirmation(db, accountId, provider, c);
 }
 
@@ -57,9 +62,23 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
       const after = await changeStatus(trx, sub, hard ? 'bounced' : 'complained');
       // without a matching email the events keep saying campaign_id: null, as they always did
       const origin = { ...(row?.source ?? { campaign_id: null }), provider, detail: r.detail ?? null };
-      if (after) events.push({ type: hard ? 'subscriber.bounced' : 'subscriber.complained', subscriberId: sub.id, data: { subscriber: publicView(after), ...origin } });
+      if (after)
+        events.push({
+          type: hard ? 'subscriber.bounced' : 'subscriber.complained',
+          subscriberId: sub.id,
+          data: { subscriber: publicView(after), ...origin },
+        });
       if (hard && (firstOnRow || (!row && after))) {
-        events.push({ type: 'email.bounced', subscriberId: sub.id, data: { ...origin, subscriber: { id: sub.id, email: sub.email }, message_id: row?.message_id ?? r.message_id ?? null, type: 'hard' } });
+        events.push({
+          type: 'email.bounced',
+          subscriberId: sub.id,
+          data: {
+            ...origin,
+            subscriber: { id: sub.id, email: sub.email },
+            message_id: row?.message_id ?? r.message_id ?? null,
+            type: 'hard',
+          },
+        });
       }
     }
     await recordEvents(trx, accountId, events);
@@ -70,27 +89,52 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
 /** The email a report is about: its row, and the source its events name. */
 type SentEmail =
   | { table: 'campaign_recipients'; id: number; message_id: string | null; source: { campaign_id: string } }
-  | { table: 'automation_emails'; id: string; message_id: string | null; source: { automation_id: string; step: string; run_id: string } };
+  | {
+      table: 'automation_emails';
+      id: string;
+      message_id: string | null;
+      source: { automation_id: string; step: string; run_id: string };
+    };
 
 /**
  * By our Message-ID when the report carries it: a campaign's ledger row or an automation email (both ids
  * are random UUIDs, so at most one matches). Without one, or when it names neither, the latest campaign
  * email sent to the subscriber, as before automation emails were accounted for.
  */
-async function sentEmail(trx: Db, accountId: string, subscriberId: string, messageId?: string): Promise<SentEmail | undefined> {
-  const campaignEmail = (r: { id: number; campaign_id: string; message_id: string | null }): SentEmail => ({ table: 'campaign_recipients', id: r.id, message_id: r.message_id, source: { campaign_id: r.campaign_id } });
+async function sentEmail(
+  trx: Db,
+  accountId: string,
+  subscriberId: string,
+  messageId?: string,
+): Promise<SentEmail | undefined> {
+  const campaignEmail = (r: { id: number; campaign_id: string; message_id: string | null }): SentEmail => ({
+    table: 'campaign_recipients',
+    id: r.id,
+    message_id: r.message_id,
+    source: { campaign_id: r.campaign_id },
+  });
   if (messageId) {
     const c = await queries.campaignEmailById(trx, accountId, subscriberId, messageId);
     if (c) return campaignEmail(c);
     const a = await queries.automationEmailById(trx, accountId, subscriberId, messageId);
-    if (a) return { table: 'automation_emails', id: a.id, message_id: a.message_id, source: { automation_id: a.automation_id, step: a.step, run_id: a.run_id } };
+    if (a)
+      return {
+        table: 'automation_emails',
+        id: a.id,
+        message_id: a.message_id,
+        source: { automation_id: a.automation_id, step: a.step, run_id: a.run_id },
+      };
   }
   const latest = await queries.latestCampaignEmail(trx, accountId, subscriberId);
   return latest && campaignEmail(latest);
 }
 
 /** bounced: from active or unsubscribed; complained: from anything. Undefined when nothing changed. */
-async function changeStatus(trx: Db, sub: SubscriberRow, to: 'bounced' | 'complained'): Promise<SubscriberRow | undefined> {
+async function changeStatus(
+  trx: Db,
+  sub: SubscriberRow,
+  to: 'bounced' | 'complained',
+): Promise<SubscriberRow | undefined> {
   if (sub.status === to || (to === 'bounced' && sub.status === 'complained')) return undefined;
   return queries.setStatus(trx, sub.id, to);
 }

@@ -31,7 +31,10 @@ export async function recordOpen(db: Db, t: TrackTarget): Promise<boolean> {
 /** The stored URL of link `link` of the email (undefined: no such link), after counting the click. */
 export async function recordClick(db: Db, t: TrackTarget, link: number): Promise<string | undefined> {
   return inTransaction(db, async (trx) => {
-    const url = 'campaign_id' in t ? await queries.campaignLink(trx, t.campaign_id, link) : await queries.automationLink(trx, t.automation_email_id, link);
+    const url =
+      'campaign_id' in t
+        ? await queries.campaignLink(trx, t.campaign_id, link)
+        : await queries.automationLink(trx, t.automation_email_id, link);
     if (url === undefined) return undefined;
     const row = await touch(trx, t, 'click');
     if (row) await recordEvent(trx, row.account_id, 'email.clicked', { ...eventData(row), url }, row.subscriber_id);

@@ -16,14 +16,21 @@ const CHANGES: Record<Touch, RawBuilder<unknown>> = {
 };
 
 export async function campaignLink(trx: Db, campaignId: string, idx: number): Promise<string | undefined> {
-  const row = await trx.selectFrom('campaign_links').select('url').where('campaign_id', '=', campaignId).where('idx', '=', idx).executeTakeFirst();
+  const row = await trx
+    .selectFrom('campaign_links')
+    .select('url')
+    .where('campaign_id', '=', campaignId)
+    .where('idx', '=', idx)
+    .executeTakeFirst();
   return row?.url;
 }
 
 export async function automationLink(trx: Db, automationEmailId: string, idx: number): Promise<string | undefined> {
   const row = await trx
     .selectFrom('automation_emails as e')
-    .innerJoin('automation_links as l', (j) => j.onRef('l.automation_id', '=', 'e.automation_id').onRef('l.links_key', '=', 'e.links_key'))
+    .innerJoin('automation_links as l', (j) =>
+      j.onRef('l.automation_id', '=', 'e.automation_id').onRef('l.links_key', '=', 'e.links_key'),
+    )
     .select('l.url')
     .where('e.id', '=', automationEmailId)
     .where('l.idx', '=', idx)
@@ -48,7 +55,15 @@ export async function touchCampaignEmail(trx: Db, campaignId: string, subscriber
 export async function touchAutomationEmail(trx: Db, automationEmailId: string, touch: Touch) {
   // any state but 'failed': the token only exists in a message handed to the mail server, and the open
   // can arrive before the run has recorded the server's answer (or after a crash left it 'interrupted')
-  const r = await sql<{ account_id: string; subscriber_id: string; email: string; message_id: string | null; automation_id: string; step: string; run_id: string }>`
+  const r = await sql<{
+    account_id: string;
+    subscriber_id: string;
+    email: string;
+    message_id: string | null;
+    automation_id: string;
+    step: string;
+    run_id: string;
+  }>`
     update automation_emails e set ${CHANGES[touch]}
     from accounts a, subscribers s
     where e.id = ${automationEmailId}::uuid and e.state <> 'failed'
@@ -70,7 +85,13 @@ export function linkTarget(db: Db, accountId: string, subscriberId: string) {
 }
 
 export function lockSubscriber(trx: Db, accountId: string, subscriberId: string) {
-  return trx.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', subscriberId).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriberId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export function lockSubscriberByEmail(trx: Db, accountId: string, email: string) {
@@ -94,12 +115,22 @@ export function markUnsubscribed(trx: Db, accountId: string, subscriberId: strin
 }
 
 export function setStatus(trx: Db, subscriberId: string, status: 'bounced' | 'complained'): Promise<SubscriberRow> {
-  return trx.updateTable('subscribers').set({ status, updated_at: new Date() }).where('id', '=', subscriberId).returningAll().executeTakeFirstOrThrow();
+  return trx
+    .updateTable('subscribers')
+    .set({ status, updated_at: new Date() })
+    .where('id', '=', subscriberId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 // ---- unsubscribes on the email's row
 
-export async function unsubscribedFromCampaign(trx: Db, accountId: string, campaignId: string, subscriberId: string): Promise<void> {
+export async function unsubscribedFromCampaign(
+  trx: Db,
+  accountId: string,
+  campaignId: string,
+  subscriberId: string,
+): Promise<void> {
   await trx
     .updateTable('campaign_recipients')
     .set((eb) => ({ unsubscribed_at: eb.fn.coalesce('unsubscribed_at', eb.val(new Date())) }))
@@ -110,7 +141,12 @@ export async function unsubscribedFromCampaign(trx: Db, accountId: string, campa
 }
 
 /** The link names the automation, not one of its emails: the latest one this subscriber got is credited. */
-export async function unsubscribedFromAutomation(trx: Db, accountId: string, automationId: string, subscriberId: string): Promise<void> {
+export async function unsubscribedFromAutomation(
+  trx: Db,
+  accountId: string,
+  automationId: string,
+  subscriberId: string,
+): Promise<void> {
   // 'failed' ones never left; a 'sending' one may be read before its run has recorded the answer
   await trx
     .updateTable('automation_emails')
@@ -138,12 +174,24 @@ export async function accountByBounceSecret(db: Db, secret: string): Promise<str
   return row?.id;
 }
 
-export async function insertConfirmation(db: Db, accountId: string, provider: string, c: { subscribe_url: string; topic_arn?: string }): Promise<void> {
-  await db.insertInto('bounce_hook_confirmations').values({ account_id: accountId, provider, subscribe_url: c.subscribe_url, topic_arn: c.topic_arn ?? null }).execute();
+export async function insertConfirmation(
+  db: Db,
+  accountId: string,
+  provider: string,
+  c: { subscribe_url: string; topic_arn?: string },
+): Promise<void> {
+  await db
+    .insertInto('bounce_hook_confirmations')
+    .values({ account_id: accountId, provider, subscribe_url: c.subscribe_url, topic_arn: c.topic_arn ?? null })
+    .execute();
 }
 
 function campaignEmails(trx: Db, accountId: string, subscriberId: string) {
-  return trx.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'message_id']).where('account_id', '=', accountId).where('subscriber_id', '=', subscriberId);
+  return trx
+    .selectFrom('campaign_recipients')
+    .select(['id', 'campaign_id', 'message_id'])
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', subscriberId);
 }
 
 export function campaignEmailById(trx: Db, accountId: string, subscriberId: string, messageId: string) {
@@ -151,7 +199,11 @@ export function campaignEmailById(trx: Db, accountId: string, subscriberId: stri
 }
 
 export function latestCampaignEmail(trx: Db, accountId: string, subscriberId: string) {
-  return campaignEmails(trx, accountId, subscriberId).where('state', '=', 'sent').orderBy('sent_at', 'desc').limit(1).executeTakeFirst();
+  return campaignEmails(trx, accountId, subscriberId)
+    .where('state', '=', 'sent')
+    .orderBy('sent_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export function automationEmailById(trx: Db, accountId: string, subscriberId: string, messageId: string) {
@@ -168,15 +220,35 @@ export function automationEmailById(trx: Db, accountId: string, subscriberId: st
 export type EmailRow = { table: 'campaign_recipients'; id: number } | { table: 'automation_emails'; id: string };
 
 export async function countSoftBounce(trx: Db, e: EmailRow): Promise<void> {
-  if (e.table === 'campaign_recipients') await trx.updateTable('campaign_recipients').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', e.id).execute();
-  else await trx.updateTable('automation_emails').set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) })).where('id', '=', e.id).execute();
+  if (e.table === 'campaign_recipients')
+    await trx
+      .updateTable('campaign_recipients')
+      .set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) }))
+      .where('id', '=', e.id)
+      .execute();
+  else
+    await trx
+      .updateTable('automation_emails')
+      .set((eb) => ({ soft_bounces: eb('soft_bounces', '+', 1) }))
+      .where('id', '=', e.id)
+      .execute();
 }
 
 /** Sets the column once; true when this call was the first to set it. `column` is one of two literals. */
 export async function markOnce(trx: Db, e: EmailRow, column: 'bounced_at' | 'complained_at'): Promise<boolean> {
   const r =
     e.table === 'campaign_recipients'
-      ? await trx.updateTable('campaign_recipients').set({ [column]: sql`now()` }).where('id', '=', e.id).where(column, 'is', null).executeTakeFirst()
-      : await trx.updateTable('automation_emails').set({ [column]: sql`now()` }).where('id', '=', e.id).where(column, 'is', null).executeTakeFirst();
+      ? await trx
+          .updateTable('campaign_recipients')
+          .set({ [column]: sql`now()` })
+          .where('id', '=', e.id)
+          .where(column, 'is', null)
+          .executeTakeFirst()
+      : await trx
+          .updateTable('automation_emails')
+          .set({ [column]: sql`now()` })
+          .where('id', '=', e.id)
+          .where(column, 'is', null)
+          .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }

@@ -28,9 +28,14 @@ export async function unsubscribe(db: Db, t: UnsubscribeToken): Promise<{ email:
     const before = await queries.lockSubscriber(trx, t.account_id, t.subscriber_id);
     if (!before) throw new NotFound('Subscriber not found');
     // a complaint is the stronger signal and stays; unsubscribed already is a repeat
-    if (before.status === 'unsubscribed' || before.status === 'complained') return { email: before.email, changed: false };
+    if (before.status === 'unsubscribed' || before.status === 'complained')
+      return { email: before.email, changed: false };
     const after = await queries.markUnsubscribed(trx, t.account_id, t.subscriber_id);
-    const origin = { source: 'unsubscribe_link', ...(t.campaign_id && { campaign_id: t.campaign_id }), ...(t.automation_id && { automation_id: t.automation_id }) };
+    const origin = {
+      source: 'unsubscribe_link',
+      ...(t.campaign_id && { campaign_id: t.campaign_id }),
+      ...(t.automation_id && { automation_id: t.automation_id }),
+    };
     await recordEvents(trx, t.account_id, [
       { type: 'subscriber.updated', subscriberId: after.id, data: { subscriber: publicView(after) } },
       { type: 'subscriber.unsubscribed', subscriberId: after.id, data: { subscriber: publicView(after), ...origin } },

@@ -14,12 +14,22 @@ import { parseInput } from '../validation.ts';
 export type { FormField, FormType, PageQuery };
 
 export const FORM_TYPES = ['hosted', 'embedded', 'popup'] as const satisfies readonly FormType[];
-export const BUILT_IN_FIELDS: Record<string, string> = { email: 'Email', first_name: 'First name', last_name: 'Last name', phone: 'Phone' };
+export const BUILT_IN_FIELDS: Record<string, string> = {
+  email: 'Email',
+  first_name: 'First name',
+  last_name: 'Last name',
+  phone: 'Phone',
+};
 export const DEFAULT_SUCCESS = 'Thank you for subscribing!';
 
 const FormFieldInput = z.object({
   key: z.string({ error: 'key is required' }).trim().toLowerCase().min(1, 'key is required').max(63),
-  label: z.string().trim().min(1, 'Label must not be empty').max(200, 'Label must be at most 200 characters').optional(),
+  label: z
+    .string()
+    .trim()
+    .min(1, 'Label must not be empty')
+    .max(200, 'Label must be at most 200 characters')
+    .optional(),
   required: z.boolean({ error: 'required must be true or false' }).optional(),
 });
 
@@ -30,12 +40,20 @@ const HttpUrl = z
   .refine((u) => /^https?:\/\/[^\s]+$/i.test(u) && URL.canParse(u), 'redirect_url must be an absolute http(s) URL');
 
 const shape = {
-  name: z.string({ error: 'Name is required' }).trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters'),
+  name: z
+    .string({ error: 'Name is required' })
+    .trim()
+    .min(1, 'Name is required')
+    .max(255, 'Name must be at most 255 characters'),
   type: z.enum(FORM_TYPES, { error: 'type must be one of: hosted, embedded, popup' }),
   group_ids: z.array(z.guid('Each group id must be a UUID')).max(100, 'At most 100 groups'),
   double_opt_in: z.boolean({ error: 'double_opt_in must be true or false' }),
   fields: z.array(FormFieldInput).max(30, 'At most 30 fields'),
-  success_message: z.string().trim().min(1, 'success_message must not be empty').max(2000, 'success_message must be at most 2000 characters'),
+  success_message: z
+    .string()
+    .trim()
+    .min(1, 'success_message must not be empty')
+    .max(2000, 'success_message must be at most 2000 characters'),
   redirect_url: HttpUrl.nullable(),
   active: z.boolean({ error: 'active must be true or false' }),
 };
@@ -79,7 +97,12 @@ export async function create(db: Db, accountId: string, input: NewForm): Promise
   const a = parseInput(NewForm, input);
   const formFields = await resolveFields(db, accountId, a.fields ?? []);
   const groupIds = await subscribers.checkGroups(db, accountId, a.group_ids);
-  const row = await repo.insertForm(db, { ...a, account_id: accountId, group_ids: groupIds, fields: JSON.stringify(formFields) });
+  const row = await repo.insertForm(db, {
+    ...a,
+    account_id: accountId,
+    group_ids: groupIds,
+    fields: JSON.stringify(formFields),
+  });
   return (await present(db, accountId, [row]))[0]!;
 }
 
@@ -90,7 +113,12 @@ export async function get(db: Db, accountId: string, id: string): Promise<Form> 
 }
 
 /** The form plus what an agent needs to publish it: the hosted page URL and an embeddable snippet. */
-export async function getWithEmbed(db: Db, accountId: string, id: string, publicUrl: string): Promise<Form & { url: string; embed: string }> {
+export async function getWithEmbed(
+  db: Db,
+  accountId: string,
+  id: string,
+  publicUrl: string,
+): Promise<Form & { url: string; embed: string }> {
   const form = await get(db, accountId, id);
   const types = await fields.definitions(db, accountId);
   return { ...form, url: `${publicUrl}/f/${form.id}`, embed: embedSnippet(form, publicUrl, types) };
@@ -125,7 +153,10 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 export async function signups(db: Db, accountId: string, id: string, query: PageQuery = {}): Promise<Page<Signup>> {
   const p = parseInput(PageQuery, query);
   if (!(await repo.findById(db, accountId, id))) throw new NotFound('Form not found');
-  const [rows, total] = [await repo.signups(db, accountId, id, p.per_page, offsetOf(p)), await repo.countSignups(db, accountId, id)];
+  const [rows, total] = [
+    await repo.signups(db, accountId, id, p.per_page, offsetOf(p)),
+    await repo.countSignups(db, accountId, id),
+  ];
   return pageOf(rows, p, total);
 }
 
@@ -133,14 +164,21 @@ export async function signups(db: Db, accountId: string, id: string, query: Page
  * Checks field keys against the subscriber columns and the account's custom fields, fills labels, and
  * makes email present and required (a signup without an address is no signup).
  */
-export async function resolveFields(db: Db, accountId: string, input: z.output<typeof FormFieldInput>[]): Promise<FormField[]> {
+export async function resolveFields(
+  db: Db,
+  accountId: string,
+  input: z.output<typeof FormFieldInput>[],
+): Promise<FormField[]> {
   const custom = new Map((await fields.list(db, accountId)).map((d) => [d.key, d.name]));
   const errors: FieldErrors = {};
   const seen = new Set<string>();
   const out: FormField[] = [];
   input.forEach((f, i) => {
     const label = BUILT_IN_FIELDS[f.key] ?? custom.get(f.key);
-    if (label === undefined) errors[`fields.${i}.key`] = [`Unknown field: ${f.key} (use email, first_name, last_name, phone or a custom field key)`];
+    if (label === undefined)
+      errors[`fields.${i}.key`] = [
+        `Unknown field: ${f.key} (use email, first_name, last_name, phone or a custom field key)`,
+      ];
     else if (seen.has(f.key)) errors[`fields.${i}.key`] = [`Duplicate field: ${f.key}`];
     else out.push({ key: f.key, label: f.label ?? label, required: f.key === 'email' ? true : (f.required ?? false) });
     seen.add(f.key);

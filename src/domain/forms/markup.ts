@@ -15,16 +15,34 @@ export interface FormLike {
 }
 
 export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(value ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
-const AUTOCOMPLETE: Record<string, string> = { email: 'email', first_name: 'given-name', last_name: 'family-name', phone: 'tel' };
+const AUTOCOMPLETE: Record<string, string> = {
+  email: 'email',
+  first_name: 'given-name',
+  last_name: 'family-name',
+  phone: 'tel',
+};
 
 function inputFor(f: FormField, type: FieldType | undefined, id: string, value: string, describedBy: string): string {
   const common = `id="${id}" name="${escapeHtml(f.key)}"${f.required ? ' required aria-required="true"' : ''}${describedBy ? ` aria-invalid="true" aria-describedby="${describedBy}"` : ''}`;
   if (type === 'boolean') return `<input type="checkbox" ${common} value="true"${value === 'true' ? ' checked' : ''}>`;
-  const inputType = f.key === 'email' ? 'email' : f.key === 'phone' ? 'tel' : type === 'number' ? 'number' : type === 'date' ? 'date' : 'text';
-  const extra = (type === 'number' ? ' step="any"' : '') + (AUTOCOMPLETE[f.key] ? ` autocomplete="${AUTOCOMPLETE[f.key]}"` : '');
+  const inputType =
+    f.key === 'email'
+      ? 'email'
+      : f.key === 'phone'
+        ? 'tel'
+        : type === 'number'
+          ? 'number'
+          : type === 'date'
+            ? 'date'
+            : 'text';
+  const extra =
+    (type === 'number' ? ' step="any"' : '') + (AUTOCOMPLETE[f.key] ? ` autocomplete="${AUTOCOMPLETE[f.key]}"` : '');
   return `<input type="${inputType}" ${common}${extra} value="${escapeHtml(value)}">`;
 }
 
@@ -36,7 +54,12 @@ export function formHtml(
   form: FormLike,
   action: string,
   types: ReadonlyMap<string, FieldType>,
-  opts: { prefix?: string; values?: Record<string, string>; errors?: Record<string, string[]>; submitLabel?: string } = {},
+  opts: {
+    prefix?: string;
+    values?: Record<string, string>;
+    errors?: Record<string, string[]>;
+    submitLabel?: string;
+  } = {},
 ): string {
   const prefix = opts.prefix ?? 'mg';
   const rows = form.fields.map((f) => {

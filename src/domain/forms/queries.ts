@@ -5,8 +5,21 @@ import type { Db } from '../../db/client.ts';
 import type { FormsTable, PendingSignupData } from '../../db/schema/forms.ts';
 
 const FORM_COLUMNS = [
-  'id', 'account_id', 'name', 'type', 'group_ids', 'double_opt_in', 'fields', 'success_message', 'redirect_url', 'active',
-  'views', 'submissions', 'confirmations', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'name',
+  'type',
+  'group_ids',
+  'double_opt_in',
+  'fields',
+  'success_message',
+  'redirect_url',
+  'active',
+  'views',
+  'submissions',
+  'confirmations',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function insertForm(db: Db, row: Insertable<FormsTable>) {
@@ -14,29 +27,63 @@ export function insertForm(db: Db, row: Insertable<FormsTable>) {
 }
 
 export function findById(db: Db, accountId: string, id: string) {
-  return db.selectFrom('forms').select(FORM_COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('forms')
+    .select(FORM_COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function page(db: Db, accountId: string, limit: number, offset: number) {
-  return db.selectFrom('forms').select(FORM_COLUMNS).where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return db
+    .selectFrom('forms')
+    .select(FORM_COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 export async function count(db: Db, accountId: string): Promise<number> {
-  const row = await db.selectFrom('forms').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('forms')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export function update(db: Db, accountId: string, id: string, changes: Updateable<FormsTable>) {
-  return db.updateTable('forms').set({ ...changes, updated_at: new Date() }).where('account_id', '=', accountId).where('id', '=', id).returning(FORM_COLUMNS).executeTakeFirst();
+  return db
+    .updateTable('forms')
+    .set({ ...changes, updated_at: new Date() })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(FORM_COLUMNS)
+    .executeTakeFirst();
 }
 
 export function remove(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('forms').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  return db
+    .deleteFrom('forms')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
 }
 
 /** Public: an active form by id, counting one view in the same statement. */
 export function viewActive(db: Db, id: string) {
-  return db.updateTable('forms').set({ views: sql`views + 1` }).where('id', '=', id).where('active', '=', true).returning(FORM_COLUMNS).executeTakeFirst();
+  return db
+    .updateTable('forms')
+    .set({ views: sql`views + 1` })
+    .where('id', '=', id)
+    .where('active', '=', true)
+    .returning(FORM_COLUMNS)
+    .executeTakeFirst();
 }
 
 /** Public: an active form by id. */
@@ -45,29 +92,56 @@ export function findActive(db: Db, id: string) {
 }
 
 export async function countSubmission(db: Db, accountId: string, formId: string): Promise<void> {
-  await db.updateTable('forms').set({ submissions: sql`submissions + 1` }).where('account_id', '=', accountId).where('id', '=', formId).execute();
+  await db
+    .updateTable('forms')
+    .set({ submissions: sql`submissions + 1` })
+    .where('account_id', '=', accountId)
+    .where('id', '=', formId)
+    .execute();
 }
 
 export async function countConfirmation(db: Db, accountId: string, formId: string): Promise<void> {
-  await db.updateTable('forms').set({ confirmations: sql`confirmations + 1` }).where('account_id', '=', accountId).where('id', '=', formId).execute();
+  await db
+    .updateTable('forms')
+    .set({ confirmations: sql`confirmations + 1` })
+    .where('account_id', '=', accountId)
+    .where('id', '=', formId)
+    .execute();
 }
 
 /** Group ids among `ids` that still exist in the account (form group_ids have no foreign key). */
 export async function liveGroupIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('groups')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
 export async function recordSignup(db: Db, accountId: string, formId: string, subscriberId: string): Promise<void> {
-  await db.insertInto('form_signups').values({ form_id: formId, subscriber_id: subscriberId, account_id: accountId }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto('form_signups')
+    .values({ form_id: formId, subscriber_id: subscriberId, account_id: accountId })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export function signups(db: Db, accountId: string, formId: string, limit: number, offset: number) {
   return db
     .selectFrom('form_signups as fs')
     .innerJoin('subscribers as s', 's.id', 'fs.subscriber_id')
-    .select(['s.id', 's.email', 's.first_name', 's.last_name', 's.status', 's.created_at', 'fs.created_at as signed_up_at'])
+    .select([
+      's.id',
+      's.email',
+      's.first_name',
+      's.last_name',
+      's.status',
+      's.created_at',
+      'fs.created_at as signed_up_at',
+    ])
     .where('fs.account_id', '=', accountId)
     .where('fs.form_id', '=', formId)
     .orderBy('fs.created_at', 'desc')
@@ -78,7 +152,12 @@ export function signups(db: Db, accountId: string, formId: string, limit: number
 }
 
 export async function countSignups(db: Db, accountId: string, formId: string): Promise<number> {
-  const row = await db.selectFrom('form_signups').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('form_id', '=', formId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('form_signups')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('form_id', '=', formId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -86,10 +165,19 @@ export async function countSignups(db: Db, accountId: string, formId: string): P
  * The unconfirmed signup of (form, address), created or refreshed with new data and expiry. Returns the
  * previous last_sent_at, so the caller can decide whether to send the confirmation again.
  */
-export function upsertPending(db: Db, p: { accountId: string; formId: string; email: string; data: PendingSignupData; expiresAt: Date }) {
+export function upsertPending(
+  db: Db,
+  p: { accountId: string; formId: string; email: string; data: PendingSignupData; expiresAt: Date },
+) {
   return db
     .insertInto('pending_signups')
-    .values({ account_id: p.accountId, form_id: p.formId, email: p.email, data: JSON.stringify(p.data), expires_at: p.expiresAt })
+    .values({
+      account_id: p.accountId,
+      form_id: p.formId,
+      email: p.email,
+      data: JSON.stringify(p.data),
+      expires_at: p.expiresAt,
+    })
     .onConflict((oc) =>
       oc
         .expression(sql`form_id, lower(email)`)
@@ -106,7 +194,12 @@ export async function markSent(db: Db, id: string): Promise<void> {
 
 /** Unconfirmed signups whose links have all expired are only clutter holding an address: drop them. */
 export async function purgeExpired(db: Db, formId: string): Promise<void> {
-  await db.deleteFrom('pending_signups').where('form_id', '=', formId).where('confirmed_at', 'is', null).where('expires_at', '<', new Date()).execute();
+  await db
+    .deleteFrom('pending_signups')
+    .where('form_id', '=', formId)
+    .where('confirmed_at', 'is', null)
+    .where('expires_at', '<', new Date())
+    .execute();
 }
 
 export function findPending(db: Db, id: string) {
@@ -126,12 +219,28 @@ export function markConfirmed(db: Db, id: string, subscriberId: string) {
 
 /** Who a form's confirmation mail comes from: the account's sender defaults, its name otherwise. */
 export function sender(db: Db, accountId: string) {
-  return db.selectFrom('accounts').select(['name', 'default_from_name', 'default_from_email', 'default_reply_to']).where('id', '=', accountId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('accounts')
+    .select(['name', 'default_from_name', 'default_from_email', 'default_reply_to'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
 }
 
 /** forget_subscriber: every pending signup of the address and the subscriber's signup records. */
 export async function eraseAddress(db: Db, accountId: string, email: string, subscriberId: string): Promise<void> {
-  await db.deleteFrom('pending_signups').where('account_id', '=', accountId).where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase())).execute();
-  await db.deleteFrom('pending_signups').where('account_id', '=', accountId).where('subscriber_id', '=', subscriberId).execute();
-  await db.deleteFrom('form_signups').where('account_id', '=', accountId).where('subscriber_id', '=', subscriberId).execute();
+  await db
+    .deleteFrom('pending_signups')
+    .where('account_id', '=', accountId)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
+    .execute();
+  await db
+    .deleteFrom('pending_signups')
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', subscriberId)
+    .execute();
+  await db
+    .deleteFrom('form_signups')
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', subscriberId)
+    .execute();
 }

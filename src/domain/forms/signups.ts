@@ -52,7 +52,12 @@ async function withLiveFields(db: Db, form: FormRow) {
   return { form: { ...form, fields: form.fields.filter((f) => f.key in BUILT_IN_FIELDS || types.has(f.key)) }, types };
 }
 
-export async function submit(db: Db, mail: { transport: MailTransport; config: MailConfig }, formId: string, body: unknown): Promise<SubmitResult> {
+export async function submit(
+  db: Db,
+  mail: { transport: MailTransport; config: MailConfig },
+  formId: string,
+  body: unknown,
+): Promise<SubmitResult> {
   const form = await repo.findActive(db, formId);
   if (!form) throw new NotFound('Form not found');
   const values = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
@@ -66,7 +71,13 @@ export async function submit(db: Db, mail: { transport: MailTransport; config: M
       const { subscriber } = await subscribers.upsertByEmail(trx, form.account_id, { ...input, groups }, 'form');
       await repo.recordSignup(trx, form.account_id, form.id, subscriber.id);
       await repo.countSubmission(trx, form.account_id, form.id);
-      await recordEvent(trx, form.account_id, 'form.submitted', { form: { id: form.id, name: form.name }, subscriber: { id: subscriber.id, email: subscriber.email } }, subscriber.id);
+      await recordEvent(
+        trx,
+        form.account_id,
+        'form.submitted',
+        { form: { id: form.id, name: form.name }, subscriber: { id: subscriber.id, email: subscriber.email } },
+        subscriber.id,
+      );
       return subscriber.id;
     });
     return { status: 'subscribed', form, subscriberId };
@@ -75,16 +86,29 @@ export async function submit(db: Db, mail: { transport: MailTransport; config: M
   const pending = await inTransaction(db, async (trx) => {
     await repo.purgeExpired(trx, form.id);
     await repo.countSubmission(trx, form.account_id, form.id);
-    return repo.upsertPending(trx, { accountId: form.account_id, formId: form.id, email, data, expiresAt: new Date(Date.now() + CONFIRM_TTL_MS) });
+    return repo.upsertPending(trx, {
+      accountId: form.account_id,
+      formId: form.id,
+      email,
+      data,
+      expiresAt: new Date(Date.now() + CONFIRM_TTL_MS),
+    });
   });
-  if (pending.last_sent_at && Date.now() - new Date(pending.last_sent_at).getTime() < RESEND_AFTER_MS) return { status: 'pending', form, mailed: false };
-  const sent = await sendConfirmation(db, mail, form, { id: pending.id, expiresAt: new Date(pending.expires_at), email, firstName: data.first_name });
+  if (pending.last_sent_at && Date.now() - new Date(pending.last_sent_at).getTime() < RESEND_AFTER_MS)
+    return { status: 'pending', form, mailed: false };
+  const sent = await sendConfirmation(db, mail, form, {
+    id: pending.id,
+    expiresAt: new Date(pending.expires_at),
+    email,
+    firstName: data.first_name,
+  });
   if (!sent.ok) return { status: 'mail_failed', form, error: sent.error };
   await repo.markSent(db, pending.id);
   return { status: 'pending', form, mailed: true };
 }
 
-export type ConfirmResult = { status: 'confirmed' | 'already_confirmed'; form: FormRow } | { status: 'invalid' | 'expired' };
+export type ConfirmResult =
+  { status: 'confirmed' | 'already_confirmed'; form: FormRow } | { status: 'invalid' | 'expired' };
 
 /** Opens a confirmation link: creates or reactivates the subscriber, joins the form's groups, counts it once. */
 export async function confirm(db: Db, config: Pick<Config, 'secret'>, token: string): Promise<ConfirmResult> {
@@ -102,13 +126,29 @@ export async function confirm(db: Db, config: Pick<Config, 'secret'>, token: str
     const { subscriber } = await subscribers.upsertByEmail(
       trx,
       form.account_id,
-      { email: signup.email, ...signup.data, custom_fields: stillDefined(types, signup.data.custom_fields), status: 'active', groups },
+      {
+        email: signup.email,
+        ...signup.data,
+        custom_fields: stillDefined(types, signup.data.custom_fields),
+        status: 'active',
+        groups,
+      },
       'form',
     );
     if (!(await repo.markConfirmed(trx, signup.id, subscriber.id))) return; // a concurrent click counted it
     await repo.recordSignup(trx, form.account_id, form.id, subscriber.id);
     await repo.countConfirmation(trx, form.account_id, form.id);
-    await recordEvent(trx, form.account_id, 'form.submitted', { form: { id: form.id, name: form.name }, subscriber: { id: subscriber.id, email: subscriber.email }, confirmed: true }, subscriber.id);
+    await recordEvent(
+      trx,
+      form.account_id,
+      'form.submitted',
+      {
+        form: { id: form.id, name: form.name },
+        subscriber: { id: subscriber.id, email: subscriber.email },
+        confirmed: true,
+      },
+      subscriber.id,
+    );
   });
   return { status: 'confirmed', form };
 }
@@ -130,14 +170,22 @@ function collect(form: FormRow, types: Map<string, fields.FieldType>, body: Reco
     if (!(f.key in BUILT_IN_FIELDS) && !types.has(f.key)) continue; // deleted since the form was saved
     let v = scalar(body[f.key]);
     if (types.get(f.key) === 'boolean' && v === 'on') v = true; // a checkbox without a value attribute
-    if (v === undefined || (f.required && types.get(f.key) === 'boolean' && fields.coerceValue('boolean', v) !== true)) {
+    if (
+      v === undefined ||
+      (f.required && types.get(f.key) === 'boolean' && fields.coerceValue('boolean', v) !== true)
+    ) {
       if (f.required) errors[f.key] = ['This field is required'];
       continue;
     }
     if (f.key in BUILT_IN_FIELDS) base[f.key] = String(v);
     else custom[f.key] = v;
   }
-  const parsed = subscribers.UpsertSubscriber.pick({ email: true, first_name: true, last_name: true, phone: true }).safeParse(base);
+  const parsed = subscribers.UpsertSubscriber.pick({
+    email: true,
+    first_name: true,
+    last_name: true,
+    phone: true,
+  }).safeParse(base);
   if (!parsed.success) for (const [k, m] of Object.entries(toFieldErrors(parsed.error))) errors[k] ??= m;
   let coerced: Record<string, unknown> = {};
   try {
@@ -154,8 +202,13 @@ function collect(form: FormRow, types: Map<string, fields.FieldType>, body: Reco
 }
 
 /** Custom values whose field still exists with a type they fit (definitions may change in 7 days). */
-function stillDefined(types: ReadonlyMap<string, fields.FieldType>, values: Record<string, unknown> = {}): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([k, v]) => types.has(k) && fields.coerceValue(types.get(k)!, v) !== undefined));
+function stillDefined(
+  types: ReadonlyMap<string, fields.FieldType>,
+  values: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([k, v]) => types.has(k) && fields.coerceValue(types.get(k)!, v) !== undefined),
+  );
 }
 
 // ---- the confirmation link and mail ----
@@ -189,14 +242,21 @@ export function verifyToken(secret: string, token: string): { id: string; expire
   return { id, expiresAt: new Date(payload.readUInt32BE(16) * 1000) };
 }
 
-async function sendConfirmation(db: Db, mail: { transport: MailTransport; config: MailConfig }, form: FormRow, s: { id: string; expiresAt: Date; email: string; firstName?: string }) {
+async function sendConfirmation(
+  db: Db,
+  mail: { transport: MailTransport; config: MailConfig },
+  form: FormRow,
+  s: { id: string; expiresAt: Date; email: string; firstName?: string },
+) {
   const account = await repo.sender(db, form.account_id);
   const link = `${mail.config.publicUrl}/f/confirm/${signToken(mail.config.secret, s.id, s.expiresAt)}`;
   const greeting = s.firstName ? `Hello ${s.firstName},` : 'Hello,';
   const sender = account.default_from_name ?? account.name;
   return mail.transport.send({
     accountId: form.account_id,
-    from: account.default_from_email ? formatAddress(account.default_from_name, account.default_from_email) : mail.config.MAIL_FROM,
+    from: account.default_from_email
+      ? formatAddress(account.default_from_name, account.default_from_email)
+      : mail.config.MAIL_FROM,
     replyTo: account.default_reply_to ?? undefined,
     to: s.email,
     subject: 'Please confirm your subscription',

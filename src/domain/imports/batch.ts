@@ -125,13 +125,22 @@ async function rowsToSkip(
   const rows = await repo.candidates(db, importId, from, to);
   if (rows.length === 0) return [];
   const emails = rows.map((r) => r.email);
-  const suppressed = anySuppressed ? await suppressions.suppressedAmong(db, deps.secret, accountId, emails) : new Set<string>();
-  const undeliverable = verify ? await deps.verifier.check(emails.filter((e) => !suppressed.has(e.trim().toLowerCase()))) : new Map<string, string>();
+  const suppressed = anySuppressed
+    ? await suppressions.suppressedAmong(db, deps.secret, accountId, emails)
+    : new Set<string>();
+  const undeliverable = verify
+    ? await deps.verifier.check(emails.filter((e) => !suppressed.has(e.trim().toLowerCase())))
+    : new Map<string, string>();
   const out: ImportError[] = [];
   for (const r of rows) {
     const key = r.email.trim().toLowerCase();
     // a forgotten address is not written back, not even into the error list
-    if (suppressed.has(key)) out.push({ row: r.row_no, email: null, reason: 'Address was forgotten (suppressed); add it through the API to re-subscribe it' });
+    if (suppressed.has(key))
+      out.push({
+        row: r.row_no,
+        email: null,
+        reason: 'Address was forgotten (suppressed); add it through the API to re-subscribe it',
+      });
     else if (undeliverable.has(key)) out.push({ row: r.row_no, email: r.email, reason: undeliverable.get(key)! });
   }
   return out;

@@ -30,12 +30,21 @@ export async function plan(db: Db, importId: string) {
 
 /** Parts with rows left, in order. */
 export function openParts(db: Db, importId: string) {
-  return db.selectFrom('import_parts').select(['part', 'last_row', 'end_row']).where('import_id', '=', importId).whereRef('last_row', '<', 'end_row').orderBy('part').execute();
+  return db
+    .selectFrom('import_parts')
+    .select(['part', 'last_row', 'end_row'])
+    .where('import_id', '=', importId)
+    .whereRef('last_row', '<', 'end_row')
+    .orderBy('part')
+    .execute();
 }
 
 /** The rows of one batch that reach the upsert: valid and not overridden by a later row. */
 export async function candidates(db: Db, importId: string, from: number, to: number) {
-  const r = await sql<{ row_no: number; email: string }>`select row_no, email from ${staged(importId, from, to, ADDRESS_ONLY)} r
+  const r = await sql<{
+    row_no: number;
+    email: string;
+  }>`select row_no, email from ${staged(importId, from, to, ADDRESS_ONLY)} r
     where error is null and row_no <> all(${dupsOf(importId, from, to)})
     order by row_no`.execute(db);
   return r.rows;
@@ -126,21 +135,30 @@ export async function upsertBatch(
       where id = ${importId} and status = 'processing' and exists (select 1 from claim)
       returning 1
     )
-    select exists (select 1 from claim) as claimed, exists (select 1 from job) as advanced, c.created, c.updated, c.failed from counts c`.execute(db);
+    select exists (select 1 from claim) as claimed, exists (select 1 from job) as advanced, c.created, c.updated, c.failed from counts c`.execute(
+    db,
+  );
   return r.rows[0]!;
 }
 
 // the subscriber as publicView shows it in events, timestamps in JavaScript's ISO form like every other event
 // (a new row's created_at and every row's updated_at are now(): its text is computed once per statement)
-const toIso = (ts: ReturnType<typeof sql.ref> | ReturnType<typeof sql>) => sql`to_char(${ts} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const iso = (col: string) => sql`case when ${sql.ref(col)} = now() then (select ${toIso(sql`now()`)}) else ${toIso(sql.ref(col))} end`;
+const toIso = (ts: ReturnType<typeof sql.ref> | ReturnType<typeof sql>) =>
+  sql`to_char(${ts} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const iso = (col: string) =>
+  sql`case when ${sql.ref(col)} = now() then (select ${toIso(sql`now()`)}) else ${toIso(sql.ref(col))} end`;
 const subscriberJson = sql`jsonb_build_object('id', up.id, 'email', up.email, 'first_name', up.first_name, 'last_name', up.last_name,
   'phone', up.phone, 'status', up.status, 'custom_fields', up.custom_fields, 'created_at', ${iso('up.created_at')}, 'updated_at', ${iso('up.updated_at')})`;
 
 export function finish(db: Db, importId: string, v: { status: 'completed' | 'failed'; failure_reason?: string }) {
   return db
     .updateTable('imports')
-    .set({ status: v.status, failure_reason: v.failure_reason ?? null, finished_at: new Date(), updated_at: new Date() })
+    .set({
+      status: v.status,
+      failure_reason: v.failure_reason ?? null,
+      finished_at: new Date(),
+      updated_at: new Date(),
+    })
     .where('id', '=', importId)
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -17,7 +17,12 @@ export const CHUNK = 1000;
 const SNIFF_BYTES = 64 * 1024;
 const DELIMITERS = [',', ';', '\t'] as const;
 const COLUMNS = ['email', 'first_name', 'last_name', 'phone'] as const;
-const ALIASES: Record<string, (typeof COLUMNS)[number]> = { email_address: 'email', e_mail: 'email', firstname: 'first_name', lastname: 'last_name' };
+const ALIASES: Record<string, (typeof COLUMNS)[number]> = {
+  email_address: 'email',
+  e_mail: 'email',
+  firstname: 'first_name',
+  lastname: 'last_name',
+};
 
 /** One row as the MCP tool or a CSV line gives it. */
 export interface InputRow {
@@ -34,7 +39,8 @@ export class NotCsv extends Validation {
   }
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v));
+const text = (v: unknown) =>
+  typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v);
 // the pattern z.email() checks (subscribers.Email): a row it accepts passes here without building a zod parse
 const EMAIL = z.regexes.email;
 
@@ -52,7 +58,13 @@ export function toStaged(rowNo: number, input: InputRow, defs: Map<string, field
   const last = text(input.last_name);
   const phone = text(input.phone);
   const row: repo.StagedRow = { row_no: rowNo, email };
-  if (email.length <= 254 && EMAIL.test(email) && nameOk(first) && nameOk(last) && (phone === '' || subscribers.NewSubscriber.shape.phone.safeParse(phone).success)) {
+  if (
+    email.length <= 254 &&
+    EMAIL.test(email) &&
+    nameOk(first) &&
+    nameOk(last) &&
+    (phone === '' || subscribers.NewSubscriber.shape.phone.safeParse(phone).success)
+  ) {
     if (first) row.first_name = first;
     if (last) row.last_name = last;
     if (phone) row.phone = phone;
@@ -65,7 +77,11 @@ export function toStaged(rowNo: number, input: InputRow, defs: Map<string, field
     const parsed = subscribers.NewSubscriber.safeParse(candidate);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      return { row_no: rowNo, email, error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}` };
+      return {
+        row_no: rowNo,
+        email,
+        error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
+      };
     }
     row.email = parsed.data.email;
     if (parsed.data.first_name != null) row.first_name = parsed.data.first_name;
@@ -79,7 +95,8 @@ export function toStaged(rowNo: number, input: InputRow, defs: Map<string, field
       const v = custom[key];
       if (v === undefined || v === null || text(v) === '') continue;
       const type = defs.get(key);
-      const coerced = type === undefined || (typeof v === 'string' && !isStorable(v)) ? undefined : fields.coerceValue(type, v);
+      const coerced =
+        type === undefined || (typeof v === 'string' && !isStorable(v)) ? undefined : fields.coerceValue(type, v);
       if (coerced === undefined) return { ...row, error: customFieldError(custom, defs) };
       if (coerced !== null) (kept ??= {})[key] = coerced;
     }
@@ -184,7 +201,11 @@ interface Header {
 function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Header {
   const byName = new Map<string, string>();
   for (const key of defs.keys()) byName.set(key, key);
-  const normal = (h: string) => h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const normal = (h: string) =>
+    h
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
   const columns: { index: number; column?: (typeof COLUMNS)[number]; field?: string }[] = [];
   const ignored: string[] = [];
   const taken = new Set<string>();
@@ -244,7 +265,12 @@ async function openParser(stream: Readable): Promise<{ parser: Parser; abandon()
     if (!done) await drain();
     throw err;
   }
-  const parser = parse({ delimiter: sniffDelimiter(head), bom: true, relax_column_count: true, skip_empty_lines: true });
+  const parser = parse({
+    delimiter: sniffDelimiter(head),
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+  });
   const stop = new AbortController();
   let stopped = false;
   const feed = async (buf: Buffer) => {

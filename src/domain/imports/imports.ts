@@ -112,7 +112,11 @@ export interface Upload {
 
 /** Streams a CSV into a new staging import. Throws 400s for content that is not an importable CSV. */
 export async function stageFile(db: Db, accountId: string, file: Readable, fileName: string | null): Promise<Upload> {
-  const row = await repo.insert(db, accountId, { source: 'api', file_name: fileName?.slice(0, 255) ?? null, first_row: 2 });
+  const row = await repo.insert(db, accountId, {
+    source: 'api',
+    file_name: fileName?.slice(0, 255) ?? null,
+    first_row: 2,
+  });
   try {
     return { importId: row.id, accountId, staged: await stageCsv(db, accountId, row.id, file) };
   } catch (err) {
@@ -131,23 +135,52 @@ export async function discard(db: Db, upload: Upload): Promise<void> {
  * while counting, and imports still running reserve what they may yet create, so two imports started at
  * once cannot both fit into the same free places. On any refusal the upload is discarded.
  */
-export async function start(db: Db, queue: JobQueue, upload: Upload, groupIds: string[] | string | undefined): Promise<Job> {
+export async function start(
+  db: Db,
+  queue: JobQueue,
+  upload: Upload,
+  groupIds: string[] | string | undefined,
+): Promise<Job> {
   const { importId, accountId } = upload;
   let row: ImportRow;
   try {
     // a string is the multipart field's JSON text
-    const groups = await subscribers.checkGroups(db, accountId, Array.isArray(groupIds) ? groupIds : parseGroupIds(groupIds));
+    const groups = await subscribers.checkGroups(
+      db,
+      accountId,
+      Array.isArray(groupIds) ? groupIds : parseGroupIds(groupIds),
+    );
     row = await inTransaction(db, async (trx) => {
       const { count, limit } = await subscriberRepo.lockAndCount(trx, accountId);
       const reserved = await repo.reservedByOthers(trx, accountId, importId);
       // one pass over the staged rows: duplicates marked (the last row wins) and new addresses counted
-      const { duplicates: duplicate_count, new_count: newCount } = await repo.markDuplicatesAndCountNew(trx, accountId, importId);
+      const { duplicates: duplicate_count, new_count: newCount } = await repo.markDuplicatesAndCountNew(
+        trx,
+        accountId,
+        importId,
+      );
       // landing exactly on the limit is allowed
       if (count + reserved + newCount > limit) {
-        throw new LimitExceeded('Import would exceed the plan limit', { current_count: count + reserved, import_count: newCount, limit });
+        throw new LimitExceeded('Import would exceed the plan limit', {
+          current_count: count + reserved,
+          import_count: newCount,
+          limit,
+        });
       }
-      const started = await repo.start(trx, accountId, importId, { ...upload.staged, new_count: newCount, duplicate_count, group_ids: groups });
-      await repo.createParts(trx, importId, started.last_row, started.end_row, partsFor(upload.staged.total_rows), BATCH);
+      const started = await repo.start(trx, accountId, importId, {
+        ...upload.staged,
+        new_count: newCount,
+        duplicate_count,
+        group_ids: groups,
+      });
+      await repo.createParts(
+        trx,
+        importId,
+        started.last_row,
+        started.end_row,
+        partsFor(upload.staged.total_rows),
+        BATCH,
+      );
       return started;
     });
   } catch (err) {
@@ -165,7 +198,10 @@ function partsFor(rows: number): number {
 }
 
 export const RowsInput = z.object({
-  rows: z.array(z.record(z.string(), z.unknown())).min(1, 'At least one subscriber is required').max(MAX_ROWS_PER_CALL, `At most ${MAX_ROWS_PER_CALL} subscribers per call`),
+  rows: z
+    .array(z.record(z.string(), z.unknown()))
+    .min(1, 'At least one subscriber is required')
+    .max(MAX_ROWS_PER_CALL, `At most ${MAX_ROWS_PER_CALL} subscribers per call`),
   groupIds: z.array(z.guid('Each group id must be a UUID')).max(1000),
   source: z.enum(['mcp', 'api']),
 });
@@ -181,11 +217,19 @@ export async function startFromRows(
   const groups = await subscribers.checkGroups(db, accountId, a.groupIds);
   const defs = await fields.definitions(db, accountId);
   const row = await repo.insert(db, accountId, { source: a.source, file_name: null, first_row: 1 });
-  const upload: Upload = { importId: row.id, accountId, staged: { total_rows: a.rows.length, end_row: a.rows.length, ignored_columns: [] } };
+  const upload: Upload = {
+    importId: row.id,
+    accountId,
+    staged: { total_rows: a.rows.length, end_row: a.rows.length, ignored_columns: [] },
+  };
   try {
     for (let i = 0; i < a.rows.length; i += CHUNK) {
       // rows are numbered from 1 here: there is no header row
-      const chunk = a.rows.slice(i, i + CHUNK).map((r, k) => toStaged(i + k + 1, { ...r, custom_fields: isObject(r.custom_fields) ? r.custom_fields : {} }, defs));
+      const chunk = a.rows
+        .slice(i, i + CHUNK)
+        .map((r, k) =>
+          toStaged(i + k + 1, { ...r, custom_fields: isObject(r.custom_fields) ? r.custom_fields : {} }, defs),
+        );
       await repo.stage(db, row.id, chunk);
     }
   } catch (err) {

@@ -20,7 +20,13 @@ export interface StagedRow {
 export function insert(db: Db, accountId: string, v: { source: string; file_name: string | null; first_row: number }) {
   return db
     .insertInto('imports')
-    .values({ account_id: accountId, source: v.source, file_name: v.file_name, last_row: v.first_row - 1, errors: '[]' })
+    .values({
+      account_id: accountId,
+      source: v.source,
+      file_name: v.file_name,
+      last_row: v.first_row - 1,
+      errors: '[]',
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -56,7 +62,11 @@ export function staged(importId: string, from = 0, to = 2_147_483_647, columns =
  * case-insensitive: the last row wins) in import_dups, and counts the distinct addresses the account does not
  * have yet (the spec's import_count). Run with the account row locked (the plan-limit check).
  */
-export async function markDuplicatesAndCountNew(db: Db, accountId: string, importId: string): Promise<{ duplicates: number; new_count: number }> {
+export async function markDuplicatesAndCountNew(
+  db: Db,
+  accountId: string,
+  importId: string,
+): Promise<{ duplicates: number; new_count: number }> {
   const r = await sql<{ duplicates: number; new_count: number }>`
     with s as materialized (
       select row_no, email, row_number() over (partition by lower(email) order by row_no desc) as n
@@ -66,18 +76,34 @@ export async function markDuplicatesAndCountNew(db: Db, accountId: string, impor
     )
     select (select count(*) from d)::int as duplicates,
       (select count(*) from s where n = 1
-        and not exists (select 1 from subscribers x where x.account_id = ${accountId} and lower(x.email) = lower(s.email)))::int as new_count`.execute(db);
+        and not exists (select 1 from subscribers x where x.account_id = ${accountId} and lower(x.email) = lower(s.email)))::int as new_count`.execute(
+    db,
+  );
   return r.rows[0]!;
 }
 
 /** Subscribers the account's other running imports may still create (their reservation). */
 export async function reservedByOthers(db: Db, accountId: string, importId: string): Promise<number> {
-  const r = await sql<{ n: number }>`select coalesce(sum(greatest(new_count - created_count, 0)), 0)::int as n from imports
+  const r = await sql<{
+    n: number;
+  }>`select coalesce(sum(greatest(new_count - created_count, 0)), 0)::int as n from imports
     where account_id = ${accountId} and status = 'processing' and id <> ${importId}`.execute(db);
   return r.rows[0]!.n;
 }
 
-export function start(db: Db, accountId: string, importId: string, v: { total_rows: number; end_row: number; new_count: number; duplicate_count: number; ignored_columns: string[]; group_ids: string[] }) {
+export function start(
+  db: Db,
+  accountId: string,
+  importId: string,
+  v: {
+    total_rows: number;
+    end_row: number;
+    new_count: number;
+    duplicate_count: number;
+    ignored_columns: string[];
+    group_ids: string[];
+  },
+) {
   return db
     .updateTable('imports')
     .set({ status: 'processing', ...v, updated_at: new Date() })
@@ -88,7 +114,13 @@ export function start(db: Db, accountId: string, importId: string, v: { total_ro
 }
 
 export function find(db: Db, accountId: string, importId: string) {
-  return db.selectFrom('imports').selectAll().where('account_id', '=', accountId).where('id', '=', importId).where('status', '<>', 'staging').executeTakeFirst();
+  return db
+    .selectFrom('imports')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', importId)
+    .where('status', '<>', 'staging')
+    .executeTakeFirst();
 }
 
 export function page(db: Db, accountId: string, p: { page: number; per_page: number }) {
@@ -105,15 +137,28 @@ export function page(db: Db, accountId: string, p: { page: number; per_page: num
 }
 
 export async function count(db: Db, accountId: string): Promise<number> {
-  const r = await db.selectFrom('imports').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('status', '<>', 'staging').executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('imports')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', '<>', 'staging')
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
 /** Splits rows (from, to] into `count` consecutive parts whose bounds fall on batch boundaries. */
-export async function createParts(db: Db, importId: string, from: number, to: number, count: number, batch: number): Promise<void> {
+export async function createParts(
+  db: Db,
+  importId: string,
+  from: number,
+  to: number,
+  count: number,
+  batch: number,
+): Promise<void> {
   const size = Math.max(batch, Math.ceil((to - from) / count / batch) * batch);
   const parts = [];
-  for (let k = 0, lo = from; lo < to || k === 0; k++, lo += size) parts.push({ import_id: importId, part: k, last_row: lo, end_row: Math.min(lo + size, to) });
+  for (let k = 0, lo = from; lo < to || k === 0; k++, lo += size)
+    parts.push({ import_id: importId, part: k, last_row: lo, end_row: Math.min(lo + size, to) });
   await db.insertInto('import_parts').values(parts).execute();
 }
 

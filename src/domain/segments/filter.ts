@@ -27,11 +27,20 @@ export type { Filter };
 export type { FieldTypes } from './rules.ts';
 
 const RuleShape = z.object({
-  field: z.string().describe('email, first_name, last_name, phone, status, created_at, custom_fields.<key>, group, campaign_opened or campaign_clicked'),
+  field: z
+    .string()
+    .describe(
+      'email, first_name, last_name, phone, status, created_at, custom_fields.<key>, group, campaign_opened or campaign_clicked',
+    ),
   operator: z
     .string()
-    .describe('eq, neq, contains, not_contains, starts_with, ends_with, gt, gte, lt, lte, before, after, within_last_days, is_set, is_not_set, in, not_in (which ones depend on the field)'),
-  value: z.unknown().optional().describe('string, number, boolean, ISO date, UUID, or an array of them for in/not_in; omit for is_set/is_not_set'),
+    .describe(
+      'eq, neq, contains, not_contains, starts_with, ends_with, gt, gte, lt, lte, before, after, within_last_days, is_set, is_not_set, in, not_in (which ones depend on the field)',
+    ),
+  value: z
+    .unknown()
+    .optional()
+    .describe('string, number, boolean, ISO date, UUID, or an array of them for in/not_in; omit for is_set/is_not_set'),
 });
 
 /**
@@ -47,7 +56,10 @@ function levelShape(depth: number): z.ZodType<Filter> {
   const item = z.union([RuleShape, depth >= MAX_DEPTH ? TooDeepGroup : levelShape(depth + 1)], { error: ITEM_ERROR });
   return z.object({
     match: z.enum(['all', 'any'], { error: 'match must be "all" or "any"' }),
-    rules: z.array(item).min(1, 'At least one rule is required').max(MAX_RULES, `A filter can have at most ${MAX_RULES} rules`),
+    rules: z
+      .array(item)
+      .min(1, 'At least one rule is required')
+      .max(MAX_RULES, `A filter can have at most ${MAX_RULES} rules`),
   }) as unknown as z.ZodType<Filter>;
 }
 const FilterShape = levelShape(1);
@@ -64,7 +76,8 @@ export async function validateFor(db: Db, accountId: string, input: unknown, pre
   const groupIds = problems.length ? [] : collectGroupIds(filter);
   if (groupIds.length) {
     const found = await groups.existingIds(db, accountId, [...new Set(groupIds.map((g) => g.id))]);
-    for (const g of groupIds) if (!found.has(g.id)) problems.push({ path: g.path, message: `Group not found: ${g.id}` });
+    for (const g of groupIds)
+      if (!found.has(g.id)) problems.push({ path: g.path, message: `Group not found: ${g.id}` });
   }
   if (problems.length) {
     const errors: FieldErrors = {};
@@ -98,7 +111,11 @@ function normalise(f: Filter): Filter {
       if (r.operator === 'is_set' || r.operator === 'is_not_set') return { field: r.field, operator: r.operator };
       const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
       const isId = r.field === 'group' || r.field === 'campaign_opened' || r.field === 'campaign_clicked';
-      return { field: r.field, operator: r.operator, value: isId ? (Array.isArray(r.value) ? r.value.map(lower) : lower(r.value)) : r.value };
+      return {
+        field: r.field,
+        operator: r.operator,
+        value: isId ? (Array.isArray(r.value) ? r.value.map(lower) : lower(r.value)) : r.value,
+      };
     }),
   };
 }
@@ -118,7 +135,12 @@ function compileNode(f: Filter, types: FieldTypes | undefined, t: string): RawBu
   return sql<SqlBool>`(${sql.join(parts, f.match === 'all' ? sql` and ` : sql` or `)})`;
 }
 
-const NEGATED: Partial<Record<Operator, Operator>> = { neq: 'eq', not_contains: 'contains', not_in: 'in', is_not_set: 'is_set' };
+const NEGATED: Partial<Record<Operator, Operator>> = {
+  neq: 'eq',
+  not_contains: 'contains',
+  not_in: 'in',
+  is_not_set: 'is_set',
+};
 
 function compileRule(r: Rule, types: FieldTypes | undefined, t: string): RawBuilder<SqlBool> {
   const op = r.operator as Operator;
@@ -129,7 +151,13 @@ function compileRule(r: Rule, types: FieldTypes | undefined, t: string): RawBuil
 }
 
 /** An expression that is never NULL, so `not (…)` and and/or trees behave as two-valued logic. */
-function compilePositive(field: string, op: Operator, value: unknown, types: FieldTypes | undefined, t: string): RawBuilder<SqlBool> {
+function compilePositive(
+  field: string,
+  op: Operator,
+  value: unknown,
+  types: FieldTypes | undefined,
+  t: string,
+): RawBuilder<SqlBool> {
   const kind = resolveKind(field, op, value, types);
   if (!kind) return sql<SqlBool>`false`;
   const col = (name: string) => sql.ref(`${t}.${name}`);
@@ -140,7 +168,9 @@ function compilePositive(field: string, op: Operator, value: unknown, types: Fie
       return compileText(c, op, value);
     }
     case 'status':
-      return op === 'in' ? sql<SqlBool>`(${col('status')} = any(${value}::text[]))` : sql<SqlBool>`(${col('status')} = ${value}::text)`;
+      return op === 'in'
+        ? sql<SqlBool>`(${col('status')} = any(${value}::text[]))`
+        : sql<SqlBool>`(${col('status')} = ${value}::text)`;
     case 'created_at':
       return compileTimestamp(col('created_at'), op, value);
     case 'number':
@@ -172,7 +202,11 @@ function customText(t: string, field: string): RawBuilder<string | null> {
   return sql`(case when jsonb_typeof(${cf} -> ${k}::text) = 'string' then ${cf} ->> ${k}::text end)`;
 }
 
-function compileText(c: RawBuilder<unknown> | ReturnType<typeof sql.ref>, op: Operator, value: unknown): RawBuilder<SqlBool> {
+function compileText(
+  c: RawBuilder<unknown> | ReturnType<typeof sql.ref>,
+  op: Operator,
+  value: unknown,
+): RawBuilder<SqlBool> {
   switch (op) {
     case 'eq':
       return sql<SqlBool>`(${c} is not null and lower(${c}) = ${String(value).toLowerCase()}::text)`;
@@ -189,10 +223,19 @@ function compileText(c: RawBuilder<unknown> | ReturnType<typeof sql.ref>, op: Op
   }
 }
 
-const CMP: Partial<Record<Operator, RawBuilder<unknown>>> = { gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=`, before: sql`<`, after: sql`>`, eq: sql`=` };
+const CMP: Partial<Record<Operator, RawBuilder<unknown>>> = {
+  gt: sql`>`,
+  gte: sql`>=`,
+  lt: sql`<`,
+  lte: sql`<=`,
+  before: sql`<`,
+  after: sql`>`,
+  eq: sql`=`,
+};
 
 function compileTimestamp(c: ReturnType<typeof sql.ref>, op: Operator, value: unknown): RawBuilder<SqlBool> {
-  if (op === 'within_last_days') return sql<SqlBool>`(${c} >= ${new Date(Date.now() - Number(value) * 86_400_000).toISOString()}::timestamptz)`;
+  if (op === 'within_last_days')
+    return sql<SqlBool>`(${c} >= ${new Date(Date.now() - Number(value) * 86_400_000).toISOString()}::timestamptz)`;
   return sql<SqlBool>`(${c} ${CMP[op]!} ${toInstant(String(value))}::timestamptz)`;
 }
 
@@ -224,4 +267,3 @@ function compileDate(t: string, field: string, op: Operator, value: unknown): Ra
   }
   return sql<SqlBool>`coalesce(${d} ${CMP[op]!} ${String(value)}::text, false)`;
 }
-

@@ -18,7 +18,12 @@ export function insert(db: Db, accountId: string, name: string, filter: Filter) 
 }
 
 export function findById(db: Db, accountId: string, id: string) {
-  return db.selectFrom('segments').select(COLUMNS).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('segments')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findByIds(db: Db, accountId: string, ids: string[]) {
@@ -39,7 +44,11 @@ export function page(db: Db, accountId: string, limit: number, offset: number) {
 }
 
 export async function count(db: Db, accountId: string): Promise<number> {
-  const row = await db.selectFrom('segments').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('segments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -64,7 +73,12 @@ export async function update(db: Db, accountId: string, id: string, changes: { n
 }
 
 export function remove(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('segments').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  return db
+    .deleteFrom('segments')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
 }
 
 /**

@@ -6,12 +6,37 @@ import { STATUSES } from '../subscribers/subscribers.ts';
 import type { FieldType } from '../subscribers/fields.ts';
 
 export const OPERATORS = [
-  'eq', 'neq', 'contains', 'not_contains', 'starts_with', 'ends_with', 'gt', 'gte', 'lt', 'lte',
-  'before', 'after', 'within_last_days', 'is_set', 'is_not_set', 'in', 'not_in',
+  'eq',
+  'neq',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'ends_with',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'before',
+  'after',
+  'within_last_days',
+  'is_set',
+  'is_not_set',
+  'in',
+  'not_in',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-export const FIELDS = ['email', 'first_name', 'last_name', 'phone', 'status', 'created_at', 'group', 'campaign_opened', 'campaign_clicked'] as const;
+export const FIELDS = [
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'created_at',
+  'group',
+  'campaign_opened',
+  'campaign_clicked',
+] as const;
 
 /** How a field compares: the built-in columns, the four custom-field types, memberships and engagement. */
 export type Kind = 'email' | 'text' | 'status' | 'created_at' | 'number' | 'date' | 'boolean' | 'group' | 'campaign';
@@ -69,7 +94,8 @@ export function kindOf(field: string, op: string, value: unknown, types?: FieldT
   if (typeof sample === 'boolean') return 'boolean';
   if (typeof sample === 'number' && op !== 'within_last_days') return 'number';
   if (['before', 'after', 'within_last_days'].includes(op)) return 'date';
-  if (['gt', 'gte', 'lt', 'lte'].includes(op)) return typeof sample === 'string' && DATE.test(sample) ? 'date' : 'number';
+  if (['gt', 'gte', 'lt', 'lte'].includes(op))
+    return typeof sample === 'string' && DATE.test(sample) ? 'date' : 'number';
   return 'text';
 }
 
@@ -79,7 +105,9 @@ export function kindOf(field: string, op: string, value: unknown, types?: FieldT
  * undefined when nothing fits, which compiles to a rule that matches no one.
  */
 export function resolveKind(field: string, op: Operator, value: unknown, types?: FieldTypes): Kind | undefined {
-  const fits = (k: Kind) => OPERATORS_BY_KIND[k].includes(op) && (op === 'is_set' || op === 'is_not_set' || checkValue(k, op, value) === undefined);
+  const fits = (k: Kind) =>
+    OPERATORS_BY_KIND[k].includes(op) &&
+    (op === 'is_set' || op === 'is_not_set' || checkValue(k, op, value) === undefined);
   const own = kindOf(field, op, value, types);
   if (fits(own)) return own;
   const inferred = kindOf(field, op, value);
@@ -102,19 +130,23 @@ export function checkRules(filter: FilterLike, types?: FieldTypes): Problem[] {
     });
   };
   walk(filter, [], 1);
-  if (leaves > MAX_RULES) problems.unshift({ path: ['rules'], message: `A filter can have at most ${MAX_RULES} rules (it has ${leaves})` });
+  if (leaves > MAX_RULES)
+    problems.unshift({ path: ['rules'], message: `A filter can have at most ${MAX_RULES} rules (it has ${leaves})` });
   return problems;
 }
 
 function checkRule(r: RuleLike, path: Path, types?: FieldTypes): Problem[] {
   const at = (key: string, message: string): Problem[] => [{ path: [...path, key], message }];
   const custom = CUSTOM_KEY.exec(r.field);
-  if (!BUILT_IN[r.field] && !custom) return at('field', `Unknown field ${r.field}: use one of ${FIELDS.join(', ')} or custom_fields.<key>`);
+  if (!BUILT_IN[r.field] && !custom)
+    return at('field', `Unknown field ${r.field}: use one of ${FIELDS.join(', ')} or custom_fields.<key>`);
   if (custom && types && !types.has(custom[1]!)) return at('field', `Unknown custom field: ${custom[1]}`);
-  if (!(OPERATORS as readonly string[]).includes(r.operator)) return at('operator', `Unknown operator ${r.operator}: use one of ${OPERATORS.join(', ')}`);
+  if (!(OPERATORS as readonly string[]).includes(r.operator))
+    return at('operator', `Unknown operator ${r.operator}: use one of ${OPERATORS.join(', ')}`);
   const op = r.operator as Operator;
   // without definitions a custom field may be any type: accept an operator that some type takes
-  const kinds: Kind[] = custom && !types ? ['text', 'number', 'date', 'boolean'] : [kindOf(r.field, op, r.value, types)];
+  const kinds: Kind[] =
+    custom && !types ? ['text', 'number', 'date', 'boolean'] : [kindOf(r.field, op, r.value, types)];
   const kind = kinds.find((k) => OPERATORS_BY_KIND[k].includes(op));
   if (!kind) return at('operator', `Operator ${op} is not valid for field ${r.field}`);
   if (op === 'is_set' || op === 'is_not_set') return [];
@@ -124,8 +156,13 @@ function checkRule(r: RuleLike, path: Path, types?: FieldTypes): Problem[] {
 }
 
 const Id = z.guid();
-const isDate = (v: unknown) => typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
-const isInstant = (v: unknown) => isDate(v) || (typeof v === 'string' && z.iso.datetime({ offset: true }).safeParse(v).success);
+const isDate = (v: unknown) =>
+  typeof v === 'string' &&
+  DATE.test(v) &&
+  !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
+  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+const isInstant = (v: unknown) =>
+  isDate(v) || (typeof v === 'string' && z.iso.datetime({ offset: true }).safeParse(v).success);
 
 /** The message for a value that does not fit, or undefined. */
 function checkValue(kind: Kind, op: Operator, value: unknown): string | undefined {
@@ -136,7 +173,10 @@ function checkValue(kind: Kind, op: Operator, value: unknown): string | undefine
     const bad = value.find((v) => checkScalar(kind, 'eq', v) !== undefined);
     return bad === undefined ? undefined : checkScalar(kind, 'eq', bad);
   }
-  if (op === 'within_last_days') return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 36_500 ? undefined : 'Must be a whole number of days (0 to 36500)';
+  if (op === 'within_last_days')
+    return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 36_500
+      ? undefined
+      : 'Must be a whole number of days (0 to 36500)';
   return checkScalar(kind, op, value);
 }
 

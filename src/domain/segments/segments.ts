@@ -12,14 +12,21 @@ import { offsetOf, pageOf, PageQuery, type Page } from '../paging.ts';
 export type { PageQuery };
 import { parseInput } from '../validation.ts';
 
-const Name = z.string({ error: 'Name is required' }).trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters');
+const Name = z
+  .string({ error: 'Name is required' })
+  .trim()
+  .min(1, 'Name is required')
+  .max(255, 'Name must be at most 255 characters');
 
 export const NewSegment = z.object({ name: Name, filter: SegmentFilter });
 export type NewSegment = z.input<typeof NewSegment>;
 
 export const SegmentUpdate = z
   .object({ name: Name.optional(), filter: SegmentFilter.optional() })
-  .refine((u) => u.name !== undefined || u.filter !== undefined, { message: 'Give name and/or filter to change', path: ['name'] });
+  .refine((u) => u.name !== undefined || u.filter !== undefined, {
+    message: 'Give name and/or filter to change',
+    path: ['name'],
+  });
 export type SegmentUpdate = z.input<typeof SegmentUpdate>;
 
 export interface Segment {
@@ -67,12 +74,20 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** The subscribers the segment's filter matches now, newest first (list-item fields), and which segment it is. */
-export async function members(db: Db, accountId: string, id: string, query: PageQuery = {}): Promise<Page<ListItem> & { segment: { id: string; name: string } }> {
+export async function members(
+  db: Db,
+  accountId: string,
+  id: string,
+  query: PageQuery = {},
+): Promise<Page<ListItem> & { segment: { id: string; name: string } }> {
   const p = parseInput(PageQuery, query);
   const row = await repo.findById(db, accountId, id);
   if (!row) throw new NotFound('Segment not found');
   const where = whereMatches(row.filter, await fields.definitions(db, accountId));
-  const [items, [total]] = [await repo.members(db, accountId, where, p.per_page, offsetOf(p)), await repo.countMatching(db, accountId, [where])];
+  const [items, [total]] = [
+    await repo.members(db, accountId, where, p.per_page, offsetOf(p)),
+    await repo.countMatching(db, accountId, [where]),
+  ];
   return { segment: { id: row.id, name: row.name }, ...pageOf(items, p, total!) };
 }
 
@@ -84,7 +99,11 @@ export async function whereInAny(db: Db, accountId: string, ids: string[]): Prom
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const rows = await repo.findByIds(db, accountId, unique);
   const missing = unique.filter((id) => !rows.some((r) => r.id === id));
-  if (missing.length > 0) throw new Validation({ segment_ids: missing.map((id) => `Segment not found: ${id}`) }, `segment_ids: Segment not found: ${missing[0]}`);
+  if (missing.length > 0)
+    throw new Validation(
+      { segment_ids: missing.map((id) => `Segment not found: ${id}`) },
+      `segment_ids: Segment not found: ${missing[0]}`,
+    );
   const types = await fields.definitions(db, accountId);
   const wheres = rows.map((r) => whereMatches(r.filter, types));
   return (eb) => eb.or(wheres.map((w) => w(eb)));
@@ -93,6 +112,17 @@ export async function whereInAny(db: Db, accountId: string, ids: string[]): Prom
 async function withCounts(db: Db, accountId: string, rows: Row[]): Promise<Segment[]> {
   if (rows.length === 0) return [];
   const types: FieldTypes = await fields.definitions(db, accountId);
-  const counts = await repo.countMatching(db, accountId, rows.map((r) => whereMatches(r.filter, types)));
-  return rows.map((r, i) => ({ id: r.id, name: r.name, filter: r.filter, subscriber_count: counts[i]!, created_at: r.created_at, updated_at: r.updated_at }));
+  const counts = await repo.countMatching(
+    db,
+    accountId,
+    rows.map((r) => whereMatches(r.filter, types)),
+  );
+  return rows.map((r, i) => ({
+    id: r.id,
+    name: r.name,
+    filter: r.filter,
+    subscriber_count: counts[i]!,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
 }

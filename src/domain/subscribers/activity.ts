@@ -21,7 +21,12 @@ export interface ActivityItem {
   created_at: Date;
 }
 
-export async function ofSubscriber(db: Db, accountId: string, subscriberId: string, query: ActivityQuery): Promise<Page<ActivityItem>> {
+export async function ofSubscriber(
+  db: Db,
+  accountId: string,
+  subscriberId: string,
+  query: ActivityQuery,
+): Promise<Page<ActivityItem>> {
   const { type, ...p } = parseInput(ActivityQuery, query);
   if (!(await repo.exists(db, accountId, subscriberId))) throw new NotFound('Subscriber not found');
   const items = await repo.activity(db, accountId, subscriberId, type, p);

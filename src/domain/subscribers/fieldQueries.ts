@@ -21,7 +21,12 @@ export function insert(db: Db, accountId: string, field: Pick<FieldsTable, 'key'
 }
 
 export function remove(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('fields').where('account_id', '=', accountId).where('id', '=', id).returning('key').executeTakeFirst();
+  return db
+    .deleteFrom('fields')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning('key')
+    .executeTakeFirst();
 }
 
 /** Removes the key from every subscriber of the account that holds a value for it. */

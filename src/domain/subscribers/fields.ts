@@ -13,14 +13,28 @@ export const FIELD_TYPES = ['text', 'number', 'date', 'boolean'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 // the reserved names are subscriber columns: a custom field with one of them would shadow it in CSV headers
-const RESERVED = ['email', 'first_name', 'last_name', 'phone', 'status', 'id', 'created_at', 'updated_at', 'groups', 'group_ids'];
+const RESERVED = [
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'id',
+  'created_at',
+  'updated_at',
+  'groups',
+  'group_ids',
+];
 
 export const NewField = z.object({
   key: z
     .string()
     .trim()
     .toLowerCase()
-    .regex(/^[a-z][a-z0-9_]{0,62}$/, 'Key must start with a letter and contain only letters, digits and underscores (max 63)')
+    .regex(
+      /^[a-z][a-z0-9_]{0,62}$/,
+      'Key must start with a letter and contain only letters, digits and underscores (max 63)',
+    )
     .refine((k) => !RESERVED.includes(k), 'Key is reserved'),
   name: storableString().trim().min(1).max(200).optional(),
   type: z.enum(FIELD_TYPES).default('text'),
@@ -65,7 +79,9 @@ export function coerceValue(type: FieldType, value: unknown): string | number | 
   if (value === null) return null;
   switch (type) {
     case 'text':
-      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined;
+      return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : undefined;
     case 'number': {
       if (typeof value === 'string' && value.trim() === '') return null;
       const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : NaN;
@@ -85,7 +101,9 @@ export function coerceValue(type: FieldType, value: unknown): string | number | 
       const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
       if (!m) return undefined;
       const d = new Date(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`);
-      return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== `${m[1]}-${m[2]}-${m[3]}` ? undefined : d.toISOString().slice(0, 10);
+      return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== `${m[1]}-${m[2]}-${m[3]}`
+        ? undefined
+        : d.toISOString().slice(0, 10);
     }
   }
 }
@@ -108,14 +126,21 @@ export function coerceWith(defs: Map<string, FieldType>, values: Record<string, 
       continue;
     }
     const coerced = typeof value === 'string' && !isStorable(value) ? undefined : coerceValue(type, value);
-    if (coerced === undefined) errors[`custom_fields.${key}`] = [typeof value === 'string' && !isStorable(value) ? NOT_STORABLE : TYPE_MESSAGE[type]];
+    if (coerced === undefined)
+      errors[`custom_fields.${key}`] = [
+        typeof value === 'string' && !isStorable(value) ? NOT_STORABLE : TYPE_MESSAGE[type],
+      ];
     else out[key] = coerced;
   }
   if (Object.keys(errors).length > 0) throw Validation.of(errors);
   return out;
 }
 
-export async function coerce(db: Db, accountId: string, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function coerce(
+  db: Db,
+  accountId: string,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   if (Object.keys(values).length === 0) return {};
   return coerceWith(await definitions(db, accountId), values);
 }

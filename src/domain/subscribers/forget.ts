@@ -11,7 +11,12 @@ import { recordEvent } from '../events/log.ts';
 import * as suppressions from './suppressions.ts';
 import { inTransaction } from '../transaction.ts';
 
-export async function forgetSubscriber(db: Db, secret: string, accountId: string, subscriberId: string): Promise<{ id: string; forgotten: true }> {
+export async function forgetSubscriber(
+  db: Db,
+  secret: string,
+  accountId: string,
+  subscriberId: string,
+): Promise<{ id: string; forgotten: true }> {
   return inTransaction(db, async (trx) => {
     const sub = await repo.findForUpdate(trx, accountId, subscriberId);
     if (!sub) throw new NotFound('Subscriber not found');

@@ -5,7 +5,11 @@ import type { Db } from '../../db/client.ts';
 
 /** Events whose payload names the address (lower-cased and trimmed by the caller). */
 export async function deleteEventsNaming(db: Db, accountId: string, lowerEmail: string): Promise<void> {
-  await db.deleteFrom('events').where('account_id', '=', accountId).where(sql<string>`lower(data->'subscriber'->>'email')`, '=', lowerEmail).execute();
+  await db
+    .deleteFrom('events')
+    .where('account_id', '=', accountId)
+    .where(sql<string>`lower(data->'subscriber'->>'email')`, '=', lowerEmail)
+    .execute();
 }
 
 /** Captured mail to the address: to_addr is "Name <email>" or the bare address. */
@@ -13,7 +17,12 @@ export async function deleteOutboxMail(db: Db, accountId: string, lowerEmail: st
   await db
     .deleteFrom('outbox')
     .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb(eb.fn('lower', ['to_addr']), '=', lowerEmail), eb(sql<string>`right(lower(to_addr), ${lowerEmail.length + 2})`, '=', `<${lowerEmail}>`)]))
+    .where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['to_addr']), '=', lowerEmail),
+        eb(sql<string>`right(lower(to_addr), ${lowerEmail.length + 2})`, '=', `<${lowerEmail}>`),
+      ]),
+    )
     .execute();
 }
 
@@ -27,6 +36,11 @@ export async function insertSuppression(db: Db, accountId: string, emailHash: st
 
 /** The hashes among `hashes` that the account has suppressed. */
 export async function suppressedHashes(db: Db, accountId: string, hashes: string[]): Promise<string[]> {
-  const rows = await db.selectFrom('suppressions').select('email_hash').where('account_id', '=', accountId).where('email_hash', 'in', hashes).execute();
+  const rows = await db
+    .selectFrom('suppressions')
+    .select('email_hash')
+    .where('account_id', '=', accountId)
+    .where('email_hash', 'in', hashes)
+    .execute();
   return rows.map((r) => r.email_hash);
 }

@@ -29,21 +29,42 @@ const counts = [
 const COLUMNS = ['groups.id', 'groups.name', 'groups.created_at', 'groups.updated_at'] as const;
 
 export function findWithCounts(db: Db, accountId: string, id: string) {
-  return db.selectFrom('groups').select(COLUMNS).select(counts).where('groups.account_id', '=', accountId).where('groups.id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('groups')
+    .select(COLUMNS)
+    .select(counts)
+    .where('groups.account_id', '=', accountId)
+    .where('groups.id', '=', id)
+    .executeTakeFirst();
 }
 
 export function findById(db: Db, accountId: string, id: string) {
-  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function names(db: Db, accountId: string, ids: string[]) {
-  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Group ids of this account among `ids`; callers compare to find foreign or missing ones. */
 export async function existingIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('groups').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('groups')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -70,7 +91,9 @@ export function listWithCounts(db: Db, accountId: string, q: ListInput) {
 }
 
 export async function countMatching(db: Db, accountId: string, search: string | undefined): Promise<number> {
-  const row = await filtered(db, accountId, search).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await filtered(db, accountId, search)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -108,12 +131,23 @@ export function rename(db: Db, accountId: string, id: string, name: string) {
 
 /** Memberships go with the row (ON DELETE CASCADE). */
 export function remove(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('groups').where('account_id', '=', accountId).where('id', '=', id).returning(['id', 'name']).executeTakeFirst();
+  return db
+    .deleteFrom('groups')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(['id', 'name'])
+    .executeTakeFirst();
 }
 
 /** Locks the group row: concurrent renames and assignments to one group serialise on it. */
 export function lock(db: Db, accountId: string, id: string) {
-  return db.selectFrom('groups').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function isMember(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<boolean> {

@@ -51,7 +51,14 @@ export async function create(db: Db, accountId: string, input: NewGroup): Promis
   const { name } = parseInput(NewGroup, input);
   const row = await repo.insert(db, accountId, name);
   if (!row) throw new Conflict(NAME_TAKEN);
-  return { id: row.id, name: row.name, subscriber_count: 0, active_count: 0, created_at: row.created_at, updated_at: row.updated_at };
+  return {
+    id: row.id,
+    name: row.name,
+    subscriber_count: 0,
+    active_count: 0,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }
 
 export async function get(db: Db, accountId: string, id: string): Promise<Group> {
@@ -63,7 +70,10 @@ export async function get(db: Db, accountId: string, id: string): Promise<Group>
 export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Group>> {
   const q = parseInput(ListQuery, query);
   const search = q.search || undefined;
-  const [rows, total] = [await repo.listWithCounts(db, accountId, { ...q, search }), await repo.countMatching(db, accountId, search)];
+  const [rows, total] = [
+    await repo.listWithCounts(db, accountId, { ...q, search }),
+    await repo.countMatching(db, accountId, search),
+  ];
   return pageOf(rows.map(view), q, total);
 }
 
@@ -84,7 +94,12 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** The group's subscribers (list columns), newest first; the group must exist in the account. */
-export async function members(db: Db, accountId: string, groupId: string, query: MembersQuery): Promise<Page<subscribers.ListItem>> {
+export async function members(
+  db: Db,
+  accountId: string,
+  groupId: string,
+  query: MembersQuery,
+): Promise<Page<subscribers.ListItem>> {
   const q = parseInput(MembersQuery, query);
   if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
   return subscribers.list(db, accountId, { ...q, group_id: groupId });
@@ -101,7 +116,12 @@ export interface MembershipChange {
 }
 
 /** Adds one subscriber to one group; adding an existing member changes nothing (added: false). */
-export async function assign(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<MembershipChange & { added: boolean }> {
+export async function assign(
+  db: Db,
+  accountId: string,
+  groupId: string,
+  subscriberId: string,
+): Promise<MembershipChange & { added: boolean }> {
   return inTransaction(db, async (trx) => {
     const { sub, group } = await both(trx, accountId, groupId, subscriberId);
     const already = await repo.isMember(trx, accountId, group.id, sub.id);
@@ -111,7 +131,12 @@ export async function assign(db: Db, accountId: string, groupId: string, subscri
 }
 
 /** Removes one subscriber from one group; a non-member is left as is (removed: false). */
-export async function unassign(db: Db, accountId: string, groupId: string, subscriberId: string): Promise<MembershipChange & { removed: boolean }> {
+export async function unassign(
+  db: Db,
+  accountId: string,
+  groupId: string,
+  subscriberId: string,
+): Promise<MembershipChange & { removed: boolean }> {
   return inTransaction(db, async (trx) => {
     const { sub, group } = await both(trx, accountId, groupId, subscriberId);
     const removed = await subscriberRepo.removeFromGroups(trx, accountId, sub.id, [group.id]);
@@ -125,7 +150,14 @@ export async function unassign(db: Db, accountId: string, groupId: string, subsc
  * import_subscribers_to_group: the same durable job as a CSV import, from rows given inline. The group must
  * exist in the account ("Group not found"); bad rows are counted as failed by the job, not refused here.
  */
-export async function importMembers(db: Db, queue: imports.JobQueue, accountId: string, groupId: string, rows: InputRow[], source: 'mcp' | 'api' = 'mcp'): Promise<imports.Job> {
+export async function importMembers(
+  db: Db,
+  queue: imports.JobQueue,
+  accountId: string,
+  groupId: string,
+  rows: InputRow[],
+  source: 'mcp' | 'api' = 'mcp',
+): Promise<imports.Job> {
   if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
   return imports.startFromRows(db, queue, accountId, { rows, groupIds: [groupId], source });
 }
@@ -137,7 +169,14 @@ async function both(trx: Db, accountId: string, groupId: string, subscriberId: s
   return { sub, group };
 }
 
-function view(row: { id: string; name: string; created_at: Date; updated_at: Date; subscriber_count: number | null; active_count: number | null }): Group {
+function view(row: {
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+  subscriber_count: number | null;
+  active_count: number | null;
+}): Group {
   return {
     id: row.id,
     name: row.name,

@@ -7,7 +7,11 @@ import { NotFound } from '../errors.ts';
 import { parseInput } from '../validation.ts';
 
 export const NewNote = z.object({
-  content: z.string({ error: 'Content is required' }).trim().min(1, 'Content is required').max(10_000, 'Content must be at most 10000 characters'),
+  content: z
+    .string({ error: 'Content is required' })
+    .trim()
+    .min(1, 'Content is required')
+    .max(10_000, 'Content must be at most 10000 characters'),
 });
 export type NewNote = z.input<typeof NewNote>;
 

@@ -10,16 +10,34 @@ import { likePattern } from '../likePattern.ts';
 import { offsetOf, type Paging } from '../paging.ts';
 
 export function findById(db: Db, accountId: string, id: string) {
-  return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The row locked for a read-modify-write (update). */
 export function findForUpdate(db: Db, accountId: string, id: string) {
-  return db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('id', '=', id).forUpdate().executeTakeFirst();
+  return db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export async function exists(db: Db, accountId: string, id: string): Promise<boolean> {
-  return (await db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom('subscribers')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 export function findByEmail(db: Db, accountId: string, email: string) {
@@ -46,14 +64,24 @@ function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_
     .$if(q.status !== undefined, (qb) => qb.where('s.status', '=', q.status!))
     .$if(q.group_id !== undefined, (qb) =>
       qb.where((eb) =>
-        eb.exists(eb.selectFrom('subscriber_groups as sg').select(sql.lit(1).as('one')).whereRef('sg.subscriber_id', '=', 's.id').where('sg.group_id', '=', q.group_id!)),
+        eb.exists(
+          eb
+            .selectFrom('subscriber_groups as sg')
+            .select(sql.lit(1).as('one'))
+            .whereRef('sg.subscriber_id', '=', 's.id')
+            .where('sg.group_id', '=', q.group_id!),
+        ),
       ),
     )
     .$if(q.search !== undefined && q.search !== '', (qb) => {
       const p = likePattern(q.search!);
       // lower(col) LIKE lower pattern: the expressions the trigram indexes are built on
       return qb.where((eb) =>
-        eb.or([eb(eb.fn('lower', ['s.email']), 'like', p), eb(eb.fn('lower', ['s.first_name']), 'like', p), eb(eb.fn('lower', ['s.last_name']), 'like', p)]),
+        eb.or([
+          eb(eb.fn('lower', ['s.email']), 'like', p),
+          eb(eb.fn('lower', ['s.first_name']), 'like', p),
+          eb(eb.fn('lower', ['s.last_name']), 'like', p),
+        ]),
       );
     });
 }
@@ -68,13 +96,23 @@ export function search(db: Db, accountId: string, q: SearchInput) {
     .execute();
 }
 
-export async function countMatching(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_page'>): Promise<number> {
-  const row = await filtered(db, accountId, q).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+export async function countMatching(
+  db: Db,
+  accountId: string,
+  q: Omit<SearchInput, 'page' | 'per_page'>,
+): Promise<number> {
+  const row = await filtered(db, accountId, q)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export async function countAll(db: Db, accountId: string): Promise<number> {
-  const row = await db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('subscribers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -91,13 +129,22 @@ export async function countByStatus(db: Db, accountId: string): Promise<Record<S
 }
 
 export async function subscriberLimit(db: Db, accountId: string): Promise<number> {
-  const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const account = await db
+    .selectFrom('accounts')
+    .select('subscriber_limit')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return account.subscriber_limit;
 }
 
 /** Locks the account row (serialises plan-limit checks) and counts its subscribers. */
 export async function lockAndCount(db: Db, accountId: string): Promise<{ count: number; limit: number }> {
-  const account = await db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).forUpdate().executeTakeFirstOrThrow();
+  const account = await db
+    .selectFrom('accounts')
+    .select('subscriber_limit')
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
   return { count: await countAll(db, accountId), limit: account.subscriber_limit };
 }
 
@@ -111,12 +158,23 @@ export function insert(db: Db, row: NewSubscriberRow) {
 }
 
 export function update(db: Db, accountId: string, id: string, changes: Updateable<SubscribersTable>) {
-  return db.updateTable('subscribers').set(changes).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('subscribers')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Memberships and notes go with the row (ON DELETE CASCADE), its events through the AFTER DELETE trigger (migration 1100). */
 export function remove(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('subscribers').where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+  return db
+    .deleteFrom('subscribers')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**
@@ -126,7 +184,8 @@ export function remove(db: Db, accountId: string, id: string) {
  */
 export function findFull(db: Db, accountId: string, by: { id: string } | { email: string }) {
   // GET /subscribers/{id}, the API's hottest read: built once, planned once per connection (db/prepared.ts)
-  const rows = 'id' in by ? fullById(db, { accountId, id: by.id }) : fullByEmail(db, { accountId, email: by.email.toLowerCase() });
+  const rows =
+    'id' in by ? fullById(db, { accountId, id: by.id }) : fullByEmail(db, { accountId, email: by.email.toLowerCase() });
   return rows.then((r) => r[0]);
 }
 
@@ -156,7 +215,9 @@ function fullSubscriber(db: Db, accountId: string) {
     .where('s.account_id', '=', accountId);
 }
 
-const fullById = preparedQuery((db: Db, p: { accountId: string; id: string }) => fullSubscriber(db, p.accountId).where('s.id', '=', p.id));
+const fullById = preparedQuery((db: Db, p: { accountId: string; id: string }) =>
+  fullSubscriber(db, p.accountId).where('s.id', '=', p.id),
+);
 // lower(email): the expression of the unique index; the caller passes the address lowercased
 const fullByEmail = preparedQuery((db: Db, p: { accountId: string; email: string }) =>
   fullSubscriber(db, p.accountId).where((eb) => eb(eb.fn('lower', ['s.email']), '=', p.email)),
@@ -179,7 +240,13 @@ export async function addToGroups(db: Db, accountId: string, subscriberIds: stri
     .execute();
 }
 
-export function removeFromGroups(db: Db, accountId: string, subscriberId: string, groupIds: string[] | 'all-except', keep: string[] = []) {
+export function removeFromGroups(
+  db: Db,
+  accountId: string,
+  subscriberId: string,
+  groupIds: string[] | 'all-except',
+  keep: string[] = [],
+) {
   return db
     .deleteFrom('subscriber_groups')
     .where('account_id', '=', accountId)
@@ -225,7 +292,14 @@ export function activity(db: Db, accountId: string, subscriberId: string, type: 
     .execute();
 }
 
-export async function countActivity(db: Db, accountId: string, subscriberId: string, type: string | undefined): Promise<number> {
-  const row = await eventsOf(db, accountId, subscriberId, type).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+export async function countActivity(
+  db: Db,
+  accountId: string,
+  subscriberId: string,
+  type: string | undefined,
+): Promise<number> {
+  const row = await eventsOf(db, accountId, subscriberId, type)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

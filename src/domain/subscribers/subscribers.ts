@@ -15,7 +15,12 @@ import { storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
 
-export const STATUSES = ['active', 'unsubscribed', 'bounced', 'complained'] as const satisfies readonly SubscriberStatus[];
+export const STATUSES = [
+  'active',
+  'unsubscribed',
+  'bounced',
+  'complained',
+] as const satisfies readonly SubscriberStatus[];
 export type { SubscriberStatus };
 
 export const Email = z
@@ -60,7 +65,11 @@ export type SubscriberUpdate = z.input<typeof SubscriberUpdate>;
 export const ListQuery = z.object({
   ...pageFields({ defaultPerPage: 20 }),
   // this list has always said "Page …", capitalised, where the other lists say "page …"
-  page: z.coerce.number({ error: 'Page must be a positive integer' }).int('Page must be a positive integer').min(1, 'Page must be a positive integer').default(1),
+  page: z.coerce
+    .number({ error: 'Page must be a positive integer' })
+    .int('Page must be a positive integer')
+    .min(1, 'Page must be a positive integer')
+    .default(1),
   status: z.enum(STATUSES, { error: 'Status must be one of: active, unsubscribed, bounced, complained' }).optional(),
   search: storableString().trim().max(254).optional(),
   group_id: z.guid('group_id must be a UUID').optional(),
@@ -82,7 +91,12 @@ export function publicView(s: SubscriberRow) {
   return rest;
 }
 
-export async function create(db: Db, accountId: string, input: NewSubscriber, source: Source = 'api'): Promise<Subscriber> {
+export async function create(
+  db: Db,
+  accountId: string,
+  input: NewSubscriber,
+  source: Source = 'api',
+): Promise<Subscriber> {
   const a = parseInput(NewSubscriber, input);
   return inTransaction(db, async (trx) => {
     // FOR UPDATE on the account row: two concurrent creates at limit-1 must not both get through
@@ -111,7 +125,11 @@ export async function create(db: Db, accountId: string, input: NewSubscriber, so
  * write empties (db/readCache.ts): integrations poll this read far more often than subscribers change.
  * The result is frozen; callers copy what they change.
  */
-export async function getFull(db: Db, accountId: string, by: { id: string } | { email: string }): Promise<Readonly<FullSubscriber>> {
+export async function getFull(
+  db: Db,
+  accountId: string,
+  by: { id: string } | { email: string },
+): Promise<Readonly<FullSubscriber>> {
   const lookup = 'id' in by ? by : { email: by.email.trim() };
   const load = async (): Promise<FullSubscriber | undefined> => {
     const row = await repo.findFull(db, accountId, lookup);
@@ -135,7 +153,10 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
   const search = q.search === '' ? undefined : q.search;
   const filter = { status: q.status, search, group_id: q.group_id };
   // two statements at once: on PostgreSQL they run on two connections (PGlite queues them anyway)
-  const [rows, total] = await Promise.all([repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }), repo.countMatching(db, accountId, filter)]);
+  const [rows, total] = await Promise.all([
+    repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }),
+    repo.countMatching(db, accountId, filter),
+  ]);
   return pageOf(rows, q, total);
 }
 
@@ -149,14 +170,22 @@ export async function update(db: Db, accountId: string, id: string, input: Subsc
     const before = await repo.findForUpdate(trx, accountId, id);
     if (!before) throw new NotFound('Subscriber not found');
     const after = await applyChanges(trx, accountId, before, u);
-    if (u.group_ids !== undefined) await replaceGroups(trx, accountId, after, await checkGroups(trx, accountId, u.group_ids));
+    if (u.group_ids !== undefined)
+      await replaceGroups(trx, accountId, after, await checkGroups(trx, accountId, u.group_ids));
     return after;
   });
 }
 
 /** Writes the given fields (custom_fields merged) and the events their change implies. */
-async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u: z.output<typeof SubscriberUpdate>): Promise<SubscriberRow> {
-  const merged = u.custom_fields ? dropNulls({ ...before.custom_fields, ...(await fields.coerce(trx, accountId, u.custom_fields)) }) : undefined;
+async function applyChanges(
+  trx: Db,
+  accountId: string,
+  before: SubscriberRow,
+  u: z.output<typeof SubscriberUpdate>,
+): Promise<SubscriberRow> {
+  const merged = u.custom_fields
+    ? dropNulls({ ...before.custom_fields, ...(await fields.coerce(trx, accountId, u.custom_fields)) })
+    : undefined;
   const statusChanges = u.status !== undefined && u.status !== before.status;
   const after = await repo.update(trx, accountId, before.id, {
     ...(u.first_name !== undefined && { first_name: u.first_name }),
@@ -166,8 +195,15 @@ async function applyChanges(trx: Db, accountId: string, before: SubscriberRow, u
     ...(statusChanges && { status: u.status, unsubscribed_at: u.status === 'unsubscribed' ? new Date() : null }),
     updated_at: new Date(),
   });
-  const events: EventInput[] = [{ type: 'subscriber.updated', subscriberId: after.id, data: { subscriber: publicView(after) } }];
-  if (statusChanges && u.status === 'unsubscribed') events.push({ type: 'subscriber.unsubscribed', subscriberId: after.id, data: { subscriber: publicView(after), source: 'api' } });
+  const events: EventInput[] = [
+    { type: 'subscriber.updated', subscriberId: after.id, data: { subscriber: publicView(after) } },
+  ];
+  if (statusChanges && u.status === 'unsubscribed')
+    events.push({
+      type: 'subscriber.unsubscribed',
+      subscriberId: after.id,
+      data: { subscriber: publicView(after), source: 'api' },
+    });
   await recordEvents(trx, accountId, events);
   return after;
 }
@@ -209,14 +245,25 @@ export type UpsertSubscriber = z.input<typeof UpsertSubscriber>;
  * MCP add_subscriber: new email → created (plan limit applies); existing → only the given
  * fields change, custom_fields merge, groups are added (never removed).
  */
-export async function upsertByEmail(db: Db, accountId: string, input: UpsertSubscriber, source: Source = 'mcp'): Promise<{ subscriber: Subscriber; created: boolean }> {
+export async function upsertByEmail(
+  db: Db,
+  accountId: string,
+  input: UpsertSubscriber,
+  source: Source = 'mcp',
+): Promise<{ subscriber: Subscriber; created: boolean }> {
   const a = parseInput(UpsertSubscriber, input);
   return inTransaction(db, async (trx) => {
     const { count, limit } = await repo.lockAndCount(trx, accountId);
     const existing = await repo.findByEmail(trx, accountId, a.email);
     const groupIds = await checkGroups(trx, accountId, a.groups ?? []);
     if (existing) {
-      const after = await applyChanges(trx, accountId, existing, { first_name: a.first_name, last_name: a.last_name, phone: a.phone, status: a.status, custom_fields: a.custom_fields });
+      const after = await applyChanges(trx, accountId, existing, {
+        first_name: a.first_name,
+        last_name: a.last_name,
+        phone: a.phone,
+        status: a.status,
+        custom_fields: a.custom_fields,
+      });
       await joinGroups(trx, accountId, after, groupIds);
       return { subscriber: after, created: false };
     }
@@ -245,7 +292,11 @@ export async function checkGroups(db: Db, accountId: string, ids: string[]): Pro
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const found = await groupRepo.existingIds(db, accountId, unique);
   const missing = unique.filter((id) => !found.has(id));
-  if (missing.length > 0) throw new Validation({ group_ids: missing.map((id) => `Group not found: ${id}`) }, `group_ids: Group not found: ${missing[0]}`);
+  if (missing.length > 0)
+    throw new Validation(
+      { group_ids: missing.map((id) => `Group not found: ${id}`) },
+      `group_ids: Group not found: ${missing[0]}`,
+    );
   return unique;
 }
 
@@ -253,11 +304,19 @@ export async function checkGroups(db: Db, accountId: string, ids: string[]): Pro
 export async function joinGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
   const added = await repo.addToGroups(db, accountId, [sub.id], groupIds);
   if (added.length === 0) return;
-  const names = await groupNames(db, accountId, added.map((a) => a.group_id));
+  const names = await groupNames(
+    db,
+    accountId,
+    added.map((a) => a.group_id),
+  );
   await recordEvents(
     db,
     accountId,
-    added.map((a) => ({ type: 'subscriber.added_to_group' as const, subscriberId: sub.id, data: { subscriber: { id: sub.id, email: sub.email }, group: { id: a.group_id, name: names.get(a.group_id) } } })),
+    added.map((a) => ({
+      type: 'subscriber.added_to_group' as const,
+      subscriberId: sub.id,
+      data: { subscriber: { id: sub.id, email: sub.email }, group: { id: a.group_id, name: names.get(a.group_id) } },
+    })),
   );
 }
 
@@ -265,11 +324,19 @@ export async function joinGroups(db: Db, accountId: string, sub: SubscriberRow, 
 async function replaceGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
   const removed = await repo.removeFromGroups(db, accountId, sub.id, 'all-except', groupIds);
   if (removed.length > 0) {
-    const names = await groupNames(db, accountId, removed.map((r) => r.group_id));
+    const names = await groupNames(
+      db,
+      accountId,
+      removed.map((r) => r.group_id),
+    );
     await recordEvents(
       db,
       accountId,
-      removed.map((r) => ({ type: 'subscriber.removed_from_group' as const, subscriberId: sub.id, data: { subscriber: { id: sub.id, email: sub.email }, group: { id: r.group_id, name: names.get(r.group_id) } } })),
+      removed.map((r) => ({
+        type: 'subscriber.removed_from_group' as const,
+        subscriberId: sub.id,
+        data: { subscriber: { id: sub.id, email: sub.email }, group: { id: r.group_id, name: names.get(r.group_id) } },
+      })),
     );
   }
   await joinGroups(db, accountId, sub, groupIds);

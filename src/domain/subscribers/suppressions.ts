@@ -12,7 +12,13 @@ export function hashEmail(secret: string, email: string): string {
   return createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
 }
 
-export async function suppress(db: Db, secret: string, accountId: string, email: string, reason: SuppressionReason): Promise<void> {
+export async function suppress(
+  db: Db,
+  secret: string,
+  accountId: string,
+  email: string,
+  reason: SuppressionReason,
+): Promise<void> {
   await repo.insertSuppression(db, accountId, hashEmail(secret, email), reason);
 }
 
@@ -21,7 +27,12 @@ export async function isSuppressed(db: Db, secret: string, accountId: string, em
 }
 
 /** The addresses among `emails` that are suppressed, lower-cased and trimmed (one query for a whole batch). */
-export async function suppressedAmong(db: Db, secret: string, accountId: string, emails: string[]): Promise<Set<string>> {
+export async function suppressedAmong(
+  db: Db,
+  secret: string,
+  accountId: string,
+  emails: string[],
+): Promise<Set<string>> {
   if (emails.length === 0) return new Set();
   const byHash = new Map(emails.map((e) => [hashEmail(secret, e), e.trim().toLowerCase()]));
   const found = await repo.suppressedHashes(db, accountId, [...byHash.keys()]);

@@ -73,9 +73,19 @@ export async function deliverDue(db: Db, config: Config, signal: AbortSignal): P
 }
 
 /** One signed POST of the delivery's payload (network; call outside any transaction). */
-export function attempt(config: Config, d: Pick<Claimed, 'id' | 'payload' | 'url' | 'secret'>, signal?: AbortSignal): Promise<PostResult> {
+export function attempt(
+  config: Config,
+  d: Pick<Claimed, 'id' | 'payload' | 'url' | 'secret'>,
+  signal?: AbortSignal,
+): Promise<PostResult> {
   const p = d.payload;
-  const body = JSON.stringify({ id: p.id, event_type: p.event_type, created_at: p.created_at, account_id: p.account_id, data: p.data });
+  const body = JSON.stringify({
+    id: p.id,
+    event_type: p.event_type,
+    created_at: p.created_at,
+    account_id: p.account_id,
+    data: p.data,
+  });
   const msgId = `msg_${d.id}`;
   const timestamp = Math.floor(Date.now() / 1000);
   const headers = {
@@ -85,7 +95,11 @@ export function attempt(config: Config, d: Pick<Claimed, 'id' | 'payload' | 'url
     'webhook-timestamp': String(timestamp),
     'webhook-signature': sign(d.secret, msgId, timestamp, body),
   };
-  return post(d.url, body, headers, { timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_URLS, signal });
+  return post(d.url, body, headers, {
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_URLS,
+    signal,
+  });
 }
 
 /**
@@ -93,7 +107,12 @@ export function attempt(config: Config, d: Pick<Claimed, 'id' | 'payload' | 'url
  * next step of the schedule, or failed), the webhook's last_delivery, and — when a webhook has been
  * failing for WEBHOOK_DISABLE_AFTER_SECONDS — disables it and records webhook.disabled.
  */
-export async function recordAttempt(db: Db, config: Config, d: Pick<Claimed, 'id' | 'account_id' | 'webhook_id' | 'attempt_count' | 'is_test'>, r: PostResult): Promise<DeliveryStatus> {
+export async function recordAttempt(
+  db: Db,
+  config: Config,
+  d: Pick<Claimed, 'id' | 'account_id' | 'webhook_id' | 'attempt_count' | 'is_test'>,
+  r: PostResult,
+): Promise<DeliveryStatus> {
   const schedule = retrySchedule(config);
   const n = d.attempt_count + 1;
   const now = new Date();
@@ -109,20 +128,42 @@ export async function recordAttempt(db: Db, config: Config, d: Pick<Claimed, 'id
       delivered_at: r.ok ? now : null,
     });
     if (!delivery) return; // the webhook was deleted while we were posting: nothing left to log
-    await queries.insertAttempt(trx, { account_id: d.account_id, delivery_id: d.id, attempt: n, status_code: r.status_code, duration_ms: r.duration_ms, response: r.response, error: r.error?.slice(0, 1000) ?? null });
+    await queries.insertAttempt(trx, {
+      account_id: d.account_id,
+      delivery_id: d.id,
+      attempt: n,
+      status_code: r.status_code,
+      duration_ms: r.duration_ms,
+      response: r.response,
+      error: r.error?.slice(0, 1000) ?? null,
+    });
     // a test event says nothing about whether real deliveries are failing
-    const hook = await queries.noteDelivery(trx, d.webhook_id, now, r.status_code, d.is_test ? undefined : r.ok ? 'ended' : 'failing');
+    const hook = await queries.noteDelivery(
+      trx,
+      d.webhook_id,
+      now,
+      r.status_code,
+      d.is_test ? undefined : r.ok ? 'ended' : 'failing',
+    );
     if (!hook || r.ok || d.is_test || !hook.enabled || !hook.failing_since) return;
     if (now.getTime() - new Date(hook.failing_since).getTime() < config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000) return;
     const reason = `Deliveries failed continuously since ${new Date(hook.failing_since).toISOString()}`;
     await queries.disableWebhook(trx, hook.id, reason, now);
-    await recordEvent(trx, d.account_id, 'webhook.disabled', { webhook: { id: hook.id, name: hook.name, url: hook.url }, reason, failing_since: hook.failing_since });
+    await recordEvent(trx, d.account_id, 'webhook.disabled', {
+      webhook: { id: hook.id, name: hook.name, url: hook.url },
+      reason,
+      failing_since: hook.failing_since,
+    });
   });
   return status;
 }
 
 /** Sends a `webhook.test` event now, once (no retries), and logs it like any delivery. */
-export async function sendTest(db: Db, config: Config, hook: { id: string; account_id: string; name: string; url: string; secret: string }) {
+export async function sendTest(
+  db: Db,
+  config: Config,
+  hook: { id: string; account_id: string; name: string; url: string; secret: string },
+) {
   const eventId = randomUUID();
   const payload: WebhookPayload = {
     id: eventId,
@@ -131,8 +172,28 @@ export async function sendTest(db: Db, config: Config, hook: { id: string; accou
     account_id: hook.account_id,
     data: { webhook: { id: hook.id, name: hook.name }, message: 'This is a test event from Mailgrove.' },
   };
-  const row = await queries.insertDelivery(db, { account_id: hook.account_id, webhook_id: hook.id, event_id: eventId, event_type: 'webhook.test', payload: JSON.stringify(payload), is_test: true });
+  const row = await queries.insertDelivery(db, {
+    account_id: hook.account_id,
+    webhook_id: hook.id,
+    event_id: eventId,
+    event_type: 'webhook.test',
+    payload: JSON.stringify(payload),
+    is_test: true,
+  });
   const result = await attempt(config, { id: row.id, payload, url: hook.url, secret: hook.secret });
-  const status = await recordAttempt(db, config, { id: row.id, account_id: hook.account_id, webhook_id: hook.id, attempt_count: 0, is_test: true }, result);
-  return { delivery_id: row.id, event_id: eventId, status, status_code: result.status_code, duration_ms: result.duration_ms, response: result.response, error: result.error };
+  const status = await recordAttempt(
+    db,
+    config,
+    { id: row.id, account_id: hook.account_id, webhook_id: hook.id, attempt_count: 0, is_test: true },
+    result,
+  );
+  return {
+    delivery_id: row.id,
+    event_id: eventId,
+    status,
+    status_code: result.status_code,
+    duration_ms: result.duration_ms,
+    response: result.response,
+    error: result.error,
+  };
 }

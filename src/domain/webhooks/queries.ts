@@ -2,7 +2,13 @@
 // an account filter by accountId; the delivery worker finds rows by their own ids.
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/client.ts';
-import type { DeliveryStatus, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookPayload, WebhooksTable } from '../../db/schema/webhooks.ts';
+import type {
+  DeliveryStatus,
+  WebhookDeliveriesTable,
+  WebhookDeliveryAttemptsTable,
+  WebhookPayload,
+  WebhooksTable,
+} from '../../db/schema/webhooks.ts';
 import type { FeedBatch } from '../events/feed.ts';
 
 /** A leased delivery with what an attempt needs of its webhook. */
@@ -24,37 +30,73 @@ export function insertWebhook(db: Db, row: Insertable<WebhooksTable>) {
 }
 
 export function findWebhook(db: Db, accountId: string, id: string) {
-  return db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function webhookPage(db: Db, accountId: string, limit: number, offset: number) {
-  return db.selectFrom('webhooks').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
 export async function countWebhooks(db: Db, accountId: string): Promise<number> {
-  const { total } = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('total')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const { total } = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return Number(total);
 }
 
 export function updateWebhook(db: Db, accountId: string, id: string, changes: Updateable<WebhooksTable>) {
-  return db.updateTable('webhooks').set(changes).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+  return db
+    .updateTable('webhooks')
+    .set(changes)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export function deleteWebhook(db: Db, accountId: string, id: string) {
-  return db.deleteFrom('webhooks').where('account_id', '=', accountId).where('id', '=', id).returning('id').executeTakeFirst();
+  return db
+    .deleteFrom('webhooks')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
 }
 
 /**
  * Notes a real or test delivery's answer on its webhook. `streak` moves the failure streak: 'ended' by a
  * success, 'failing' by a failure (kept from its first failure on), left alone when undefined.
  */
-export function noteDelivery(trx: Db, webhookId: string, at: Date, statusCode: number | null, streak: 'ended' | 'failing' | undefined) {
+export function noteDelivery(
+  trx: Db,
+  webhookId: string,
+  at: Date,
+  statusCode: number | null,
+  streak: 'ended' | 'failing' | undefined,
+) {
   return trx
     .updateTable('webhooks')
     .set((eb) => ({
       last_delivery_at: at,
       last_status_code: statusCode,
-      ...(streak !== undefined && { failing_since: streak === 'ended' ? null : eb.fn.coalesce('failing_since', sql<Date>`${at}::timestamptz`) }),
+      ...(streak !== undefined && {
+        failing_since: streak === 'ended' ? null : eb.fn.coalesce('failing_since', sql<Date>`${at}::timestamptz`),
+      }),
     }))
     .where('id', '=', webhookId)
     .returning(['id', 'name', 'url', 'enabled', 'failing_since'])
@@ -62,7 +104,11 @@ export function noteDelivery(trx: Db, webhookId: string, at: Date, statusCode: n
 }
 
 export async function disableWebhook(trx: Db, id: string, reason: string, at: Date): Promise<void> {
-  await trx.updateTable('webhooks').set({ enabled: false, disabled_reason: reason, updated_at: at }).where('id', '=', id).execute();
+  await trx
+    .updateTable('webhooks')
+    .set({ enabled: false, disabled_reason: reason, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 // ---- deliveries ----
@@ -128,12 +174,32 @@ function deliveriesOf(db: Db, accountId: string, webhookId: string, status: Deli
 }
 
 /** Deliveries newest first. */
-export function deliveryPage(db: Db, accountId: string, webhookId: string, status: DeliveryStatus | undefined, limit: number, offset: number) {
-  return deliveriesOf(db, accountId, webhookId, status).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+export function deliveryPage(
+  db: Db,
+  accountId: string,
+  webhookId: string,
+  status: DeliveryStatus | undefined,
+  limit: number,
+  offset: number,
+) {
+  return deliveriesOf(db, accountId, webhookId, status)
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
 }
 
-export async function countDeliveries(db: Db, accountId: string, webhookId: string, status: DeliveryStatus | undefined): Promise<number> {
-  const { total } = await deliveriesOf(db, accountId, webhookId, status).select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+export async function countDeliveries(
+  db: Db,
+  accountId: string,
+  webhookId: string,
+  status: DeliveryStatus | undefined,
+): Promise<number> {
+  const { total } = await deliveriesOf(db, accountId, webhookId, status)
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
   return Number(total);
 }
 

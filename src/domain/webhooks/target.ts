@@ -62,7 +62,8 @@ export async function refusalOf(raw: string, allowPrivate: boolean): Promise<str
   if (allowPrivate) return null;
   try {
     const addresses = await resolveAll(hostOf(url));
-    if (addresses.some((a) => isPrivateAddress(a.address))) return 'URL must not point to a private, loopback or link-local address';
+    if (addresses.some((a) => isPrivateAddress(a.address)))
+      return 'URL must not point to a private, loopback or link-local address';
   } catch {
     return 'URL host could not be resolved';
   }
@@ -74,7 +75,9 @@ function hostOf(url: URL): string {
 }
 
 function resolveAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
 }
 
 /** A dns.lookup for http.request that refuses private addresses (the delivery-time check). */
@@ -83,7 +86,12 @@ function guardedLookup(allowPrivate: boolean) {
     resolveAll(hostname).then(
       (addresses) => {
         const refused = !allowPrivate && addresses.some((a) => isPrivateAddress(a.address));
-        if (refused || addresses.length === 0) return callback(Object.assign(new Error('URL must not point to a private, loopback or link-local address'), { code: 'EPRIVATE' }));
+        if (refused || addresses.length === 0)
+          return callback(
+            Object.assign(new Error('URL must not point to a private, loopback or link-local address'), {
+              code: 'EPRIVATE',
+            }),
+          );
         if (options.all) return callback(null, addresses);
         callback(null, addresses[0]!.address, addresses[0]!.family);
       },
@@ -167,6 +175,7 @@ async function refusalOfLiteral(raw: string, allowPrivate: boolean): Promise<str
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'URL must use http or https';
   const host = hostOf(url);
-  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) return 'URL must not point to a private, loopback or link-local address';
+  if (!allowPrivate && isIP(host) && isPrivateAddress(host))
+    return 'URL must not point to a private, loopback or link-local address';
   return null;
 }

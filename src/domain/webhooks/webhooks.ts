@@ -20,9 +20,15 @@ export const NOT_FOUND = 'Webhook not found';
 export const WEBHOOK_EVENTS = [...EVENT_TYPES, '*'] as const;
 
 const Name = z.string().trim().min(1, 'Name must not be empty').max(255, 'Name must be at most 255 characters');
-const Url = z.string({ error: 'url is required' }).trim().min(1, 'url is required').max(2048, 'URL must be at most 2048 characters');
+const Url = z
+  .string({ error: 'url is required' })
+  .trim()
+  .min(1, 'url is required')
+  .max(2048, 'URL must be at most 2048 characters');
 const Events = z
-  .array(z.enum(WEBHOOK_EVENTS, { error: `Each event must be one of: ${WEBHOOK_EVENTS.join(', ')}` }), { error: 'events must be a list of event types' })
+  .array(z.enum(WEBHOOK_EVENTS, { error: `Each event must be one of: ${WEBHOOK_EVENTS.join(', ')}` }), {
+    error: 'events must be a list of event types',
+  })
   .min(1, 'At least one event is required')
   .max(WEBHOOK_EVENTS.length)
   .transform((list) => [...new Set(list)]);
@@ -31,7 +37,10 @@ export const NewWebhook = z.object({
   name: Name.optional().describe('A label for the webhook (default: the URL host).'),
   url: Url.describe('The http(s) URL that receives a signed POST per event.'),
   events: Events.describe('Event types to receive, e.g. ["subscriber.created"]; "*" means all.'),
-  enabled: z.boolean({ error: 'enabled must be true or false' }).default(true).describe('Whether events are delivered (default true).'),
+  enabled: z
+    .boolean({ error: 'enabled must be true or false' })
+    .default(true)
+    .describe('Whether events are delivered (default true).'),
 });
 export type NewWebhook = z.input<typeof NewWebhook>;
 
@@ -39,7 +48,10 @@ export const WebhookUpdate = z.object({
   name: Name.optional().describe('A new label for the webhook.'),
   url: Url.optional().describe('A new http(s) URL to deliver to.'),
   events: Events.optional().describe('The event types to receive from now on (replaces the list); "*" means all.'),
-  enabled: z.boolean({ error: 'enabled must be true or false' }).optional().describe('false pauses deliveries; true resumes them.'),
+  enabled: z
+    .boolean({ error: 'enabled must be true or false' })
+    .optional()
+    .describe('false pauses deliveries; true resumes them.'),
 });
 export type WebhookUpdate = z.input<typeof WebhookUpdate>;
 
@@ -81,10 +93,22 @@ async function checkUrl(url: string, policy: UrlPolicy): Promise<void> {
   if (refusal) throw Validation.field('url', refusal);
 }
 
-export async function create(db: Db, accountId: string, input: NewWebhook, policy: UrlPolicy): Promise<Webhook & { secret: string }> {
+export async function create(
+  db: Db,
+  accountId: string,
+  input: NewWebhook,
+  policy: UrlPolicy,
+): Promise<Webhook & { secret: string }> {
   const a = parseInput(NewWebhook, input);
   await checkUrl(a.url, policy); // DNS: before, never inside, the transaction
-  const row = await queries.insertWebhook(db, { account_id: accountId, name: a.name ?? new URL(a.url).host, url: a.url, events: a.events, enabled: a.enabled, secret: newSecret() });
+  const row = await queries.insertWebhook(db, {
+    account_id: accountId,
+    name: a.name ?? new URL(a.url).host,
+    url: a.url,
+    events: a.events,
+    enabled: a.enabled,
+    secret: newSecret(),
+  });
   return { ...view(row), secret: row.secret };
 }
 
@@ -108,7 +132,13 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
   return pageOf(rows.map(view), paging, total);
 }
 
-export async function update(db: Db, accountId: string, id: string, input: WebhookUpdate, policy: UrlPolicy): Promise<Webhook> {
+export async function update(
+  db: Db,
+  accountId: string,
+  id: string,
+  input: WebhookUpdate,
+  policy: UrlPolicy,
+): Promise<Webhook> {
   const u = parseInput(WebhookUpdate, input);
   if (u.url !== undefined) await checkUrl(u.url, policy);
   const row = await queries.updateWebhook(db, accountId, id, {
@@ -131,17 +161,38 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** The delivery log of one webhook, newest first, each delivery with its attempts. */
-export async function deliveries(db: Db, accountId: string, webhookId: string, query: DeliveriesQuery): Promise<Page<Delivery>> {
+export async function deliveries(
+  db: Db,
+  accountId: string,
+  webhookId: string,
+  query: DeliveriesQuery,
+): Promise<Page<Delivery>> {
   const q = parseInput(DeliveriesQuery, query);
   await find(db, accountId, webhookId);
   return deliveryPage(db, accountId, webhookId, q);
 }
 
-async function deliveryPage(db: Db, accountId: string, webhookId: string, q: Paging & { status?: DeliveryRow['status'] }): Promise<Page<Delivery>> {
+async function deliveryPage(
+  db: Db,
+  accountId: string,
+  webhookId: string,
+  q: Paging & { status?: DeliveryRow['status'] },
+): Promise<Page<Delivery>> {
   const rows = await queries.deliveryPage(db, accountId, webhookId, q.status, q.per_page, offsetOf(q));
   const total = await queries.countDeliveries(db, accountId, webhookId, q.status);
-  const attempts = rows.length === 0 ? [] : await queries.attemptsOf(db, accountId, rows.map((r) => r.id));
-  return pageOf(rows.map((r) => deliveryView(r, attempts)), q, total);
+  const attempts =
+    rows.length === 0
+      ? []
+      : await queries.attemptsOf(
+          db,
+          accountId,
+          rows.map((r) => r.id),
+        );
+  return pageOf(
+    rows.map((r) => deliveryView(r, attempts)),
+    q,
+    total,
+  );
 }
 
 type Attempt = Awaited<ReturnType<typeof queries.attemptsOf>>[number];

@@ -20,14 +20,23 @@ export async function adminApi(app: FastifyInstance) {
   acceptJsonOnly(app);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
   app.addHook('onRequest', async (req, reply) => {
-    if (!token) return reply.code(404).send({ success: false, error: 'Not found', message: 'The admin API is disabled (MAILGROVE_ADMIN_TOKEN is not set)' });
+    if (!token)
+      return reply.code(404).send({
+        success: false,
+        error: 'Not found',
+        message: 'The admin API is disabled (MAILGROVE_ADMIN_TOKEN is not set)',
+      });
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m || !sameSecret(m[1]!, token)) return reply.code(401).send({ success: false, error: 'Unauthorized' });
   });
 
   app.get('/accounts', async () => ok(await accounts.list(app.db)));
   app.post('/accounts', async (req, reply) => {
-    const account = await accounts.create(app.db, parse(accounts.NewAccount, req.body), app.config.DEFAULT_SUBSCRIBER_LIMIT);
+    const account = await accounts.create(
+      app.db,
+      parse(accounts.NewAccount, req.body),
+      app.config.DEFAULT_SUBSCRIBER_LIMIT,
+    );
     return reply.code(201).send(ok(account));
   });
   app.get('/accounts/:id', async (req) => ok(await accounts.get(app.db, pathId(req.params, 'Account not found'))));
@@ -51,6 +60,7 @@ export async function adminApi(app: FastifyInstance) {
     return { success: true, message: 'API key revoked' };
   });
   // operator password reset: how an owner created here (no password yet) first signs in to the dashboard
-  app.post('/users/password', async (req) => ok(await users.resetPassword(app.db, parse(users.PasswordReset, req.body)), 'Password set'));
+  app.post('/users/password', async (req) =>
+    ok(await users.resetPassword(app.db, parse(users.PasswordReset, req.body)), 'Password set'),
+  );
 }
-

@@ -63,7 +63,9 @@ export function installGuard(app: FastifyInstance): void {
     req.member = member;
     const needed = config?.permission ?? 'read';
     if (!users.can(member.role, needed)) {
-      return reply.code(403).send({ success: false, error: 'Forbidden', message: `Your role (${member.role}) does not allow this` });
+      return reply
+        .code(403)
+        .send({ success: false, error: 'Forbidden', message: `Your role (${member.role}) does not allow this` });
     }
   });
 }

@@ -16,7 +16,15 @@ import { subscriberRoutes } from './api/subscribers.ts';
 import { oidcRoutes } from './oidcRoutes.ts';
 import { spa } from './spa.ts';
 
-const API_ROUTES = [sessionRoutes, keyRoutes, subscriberRoutes, importRoutes, audienceRoutes, outboxRoutes, settingsRoutes];
+const API_ROUTES = [
+  sessionRoutes,
+  keyRoutes,
+  subscriberRoutes,
+  importRoutes,
+  audienceRoutes,
+  outboxRoutes,
+  settingsRoutes,
+];
 
 export async function dashboard(app: FastifyInstance) {
   // signs the short-lived OIDC state cookie; session cookies are random tokens checked against the database

@@ -10,7 +10,13 @@ import { isHttps, sessionTtlMs, setSessionCookie } from './guard.ts';
 const PENDING_COOKIE = 'mailgrove_oidc';
 
 export async function oidcRoutes(app: FastifyInstance, opts: { oidc: Oidc }) {
-  const cookieOptions = { path: CALLBACK_PATH, httpOnly: true, sameSite: 'lax' as const, secure: isHttps(app), signed: true };
+  const cookieOptions = {
+    path: CALLBACK_PATH,
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: isHttps(app),
+    signed: true,
+  };
   const back = (reply: FastifyReply, error?: string) => reply.redirect(error ? `/?signin_error=${error}` : '/', 303);
 
   app.get('/app/auth/oidc/start', async (req, reply) => {
@@ -32,7 +38,10 @@ export async function oidcRoutes(app: FastifyInstance, opts: { oidc: Oidc }) {
     if (!unsigned?.valid || !unsigned.value) return back(reply, 'expired');
     let claims;
     try {
-      claims = await opts.oidc.finish(new URL(req.url, app.config.publicUrl), JSON.parse(unsigned.value) as PendingLogin);
+      claims = await opts.oidc.finish(
+        new URL(req.url, app.config.publicUrl),
+        JSON.parse(unsigned.value) as PendingLogin,
+      );
     } catch (err) {
       req.log.warn({ err }, 'OIDC sign-in rejected');
       return back(reply, 'rejected');

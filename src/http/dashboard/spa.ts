@@ -9,7 +9,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 
 // no inline script, nothing from elsewhere; frames only from us (the outbox message view)
-const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mailgrove</title></head>
 <body style="font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">
@@ -23,7 +24,11 @@ export async function spa(app: FastifyInstance) {
   const page = (reply: FastifyReply) => {
     // read once it exists; until then look again on each request, so a build shows up without a restart
     index ??= existsSync(WEB_DIST + 'index.html') ? readFileSync(WEB_DIST + 'index.html', 'utf8') : undefined;
-    reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY').header('cache-control', 'no-cache').type('text/html; charset=utf-8');
+    reply
+      .header('content-security-policy', CSP)
+      .header('x-frame-options', 'DENY')
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8');
     return index ? reply.send(index) : reply.code(503).send(NOT_BUILT);
   };
   app.get('/', async (_req, reply) => page(reply));

@@ -42,7 +42,11 @@ export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRate
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err.statusCode === 413) return reply.code(413).send({ error: 'Payload Too Large', message: `Request body is larger than ${MCP_BODY_LIMIT / 1024 / 1024} MB` });
+    if (err.statusCode === 413)
+      return reply.code(413).send({
+        error: 'Payload Too Large',
+        message: `Request body is larger than ${MCP_BODY_LIMIT / 1024 / 1024} MB`,
+      });
     if (err.statusCode && err.statusCode < 500) return reply.code(err.statusCode).send({ error: err.message });
     req.log.error({ err, reqId: req.id }, 'MCP request failed');
     return reply.code(500).send({ error: 'Internal server error', request_id: req.id });
@@ -50,14 +54,21 @@ export async function mcpEndpoint(app: FastifyInstance, opts: { limiter: KeyRate
 
   const admitKey = keyGuard(app.db, opts.limiter, {
     unauthorized: (reply) => reply.code(401).header('WWW-Authenticate', 'Bearer').send({ error: 'Unauthorized' }),
-    rateLimited: (limit) => ({ message: `Rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfter} seconds`, retry_after: limit.retryAfter }),
+    rateLimited: (limit) => ({
+      message: `Rate limit of ${limit.limit} requests per minute exceeded; retry after ${limit.retryAfter} seconds`,
+      retry_after: limit.retryAfter,
+    }),
   });
 
   // spec: any method other than POST is answered 405 (HEAD comes with GET)
   app.route({
     method: app.supportedMethods.filter((m) => m !== 'POST' && m !== 'HEAD'),
     url: '/',
-    handler: async (_req, reply) => reply.code(405).header('Allow', 'POST').send({ error: 'Method Not Allowed', message: 'Use POST for the MCP endpoint' }),
+    handler: async (_req, reply) =>
+      reply
+        .code(405)
+        .header('Allow', 'POST')
+        .send({ error: 'Method Not Allowed', message: 'Use POST for the MCP endpoint' }),
   });
 
   app.post('/', { bodyLimit: MCP_BODY_LIMIT }, async (req, reply) => {
@@ -80,18 +91,26 @@ async function dispatch(app: FastifyInstance, req: FastifyRequest, key: KeyConte
   } catch {
     return rpc.rpcError(null, rpc.PARSE_ERROR, 'Parse error: the request body is not valid JSON');
   }
-  if (Array.isArray(msg)) return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: batch requests are not supported; send one JSON-RPC object');
-  if (msg === null || typeof msg !== 'object') return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC 2.0 request object');
+  if (Array.isArray(msg))
+    return rpc.rpcError(
+      null,
+      rpc.INVALID_REQUEST,
+      'Invalid Request: batch requests are not supported; send one JSON-RPC object',
+    );
+  if (msg === null || typeof msg !== 'object')
+    return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC 2.0 request object');
   const m = msg as Message;
   const id = validId(m.id);
   if (m.jsonrpc !== '2.0') {
     const what = m.jsonrpc === undefined ? 'missing jsonrpc version' : 'invalid jsonrpc version';
     return rpc.rpcError(id ?? null, rpc.INVALID_REQUEST, `Invalid Request: ${what}; "jsonrpc" must be "2.0"`);
   }
-  if (id === undefined) return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: id must be a string, a number or null');
+  if (id === undefined)
+    return rpc.rpcError(null, rpc.INVALID_REQUEST, 'Invalid Request: id must be a string, a number or null');
   // a client's response to a server request: accepted and ignored (we never send requests)
   if (m.method === undefined && ('result' in m || 'error' in m)) return undefined;
-  if (typeof m.method !== 'string') return rpc.rpcError(id, rpc.INVALID_REQUEST, 'Invalid Request: method must be a string');
+  if (typeof m.method !== 'string')
+    return rpc.rpcError(id, rpc.INVALID_REQUEST, 'Invalid Request: method must be a string');
   if (!('id' in m) || m.method.startsWith('notifications/')) return undefined;
 
   try {
@@ -111,7 +130,13 @@ function validId(id: unknown): rpc.JsonRpcId | undefined {
   return undefined;
 }
 
-async function call(app: FastifyInstance, req: FastifyRequest, key: KeyContext, method: string, params: unknown): Promise<unknown> {
+async function call(
+  app: FastifyInstance,
+  req: FastifyRequest,
+  key: KeyContext,
+  method: string,
+  params: unknown,
+): Promise<unknown> {
   switch (method) {
     case 'initialize':
       return initialize(params, app.config.version);
@@ -138,14 +163,20 @@ function initialize(params: unknown, version: string) {
 }
 
 async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResult> {
-  if (!isObject(params)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: params must be an object with the tool name');
-  if (typeof params.name !== 'string') throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: name must be a string');
+  if (!isObject(params))
+    throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: params must be an object with the tool name');
+  if (typeof params.name !== 'string')
+    throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: name must be a string');
   const tool = findTool(params.name);
   if (!tool) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Unknown tool: ${params.name}`);
   const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: arguments must be an object');
   // schemas recurse on their input: a hostile 30,000-level value (under 1 MB) would overflow the stack (-32603)
-  if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH)) throw new rpc.RpcFailure(rpc.INVALID_PARAMS, `Invalid params: arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`);
+  if (nestedDeeperThan(args, MAX_ARGUMENT_DEPTH))
+    throw new rpc.RpcFailure(
+      rpc.INVALID_PARAMS,
+      `Invalid params: arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`,
+    );
   // NUL or an unpaired surrogate anywhere would reach PostgreSQL and fail there (-32603): name the field instead
   const unstorable = firstUnstorable(args);
   if (unstorable !== undefined) throw invalidParams(notStorableAt(unstorable));

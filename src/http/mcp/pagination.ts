@@ -13,5 +13,10 @@ export const PageArgs = {
 
 /** A domain Page as a list tool's meta; last_page is at least 1 so an empty list still has one (empty) page. */
 export function metaOf(p: Page<unknown>): ListMeta {
-  return { current_page: p.page, last_page: Math.max(1, Math.ceil(p.total / p.per_page)), per_page: p.per_page, total: p.total };
+  return {
+    current_page: p.page,
+    last_page: Math.max(1, Math.ceil(p.total / p.per_page)),
+    per_page: p.per_page,
+    total: p.total,
+  };
 }

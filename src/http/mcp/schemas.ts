@@ -72,7 +72,8 @@ function tidy(node: unknown): unknown {
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
+    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER))
+      continue;
     const empty = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
     out[k] = k === 'additionalProperties' && empty ? true : tidy(v);
   }

@@ -20,8 +20,14 @@ export async function bounceHooks(app: FastifyInstance) {
     const parsed = parse(provider as Provider, req.body);
     if (parsed.confirmation) {
       await bounces.recordConfirmation(app.db, accountId, provider as Provider, parsed.confirmation);
-      req.log.warn({ accountId, topicArn: parsed.confirmation.topic_arn, subscribeUrl: parsed.confirmation.subscribe_url }, 'Amazon SNS subscription confirmation received: visit the SubscribeURL to confirm it');
-      return { success: true, message: 'Subscription confirmation recorded; an operator must visit the SubscribeURL to confirm it' };
+      req.log.warn(
+        { accountId, topicArn: parsed.confirmation.topic_arn, subscribeUrl: parsed.confirmation.subscribe_url },
+        'Amazon SNS subscription confirmation received: visit the SubscribeURL to confirm it',
+      );
+      return {
+        success: true,
+        message: 'Subscription confirmation recorded; an operator must visit the SubscribeURL to confirm it',
+      };
     }
     return { success: true, data: await bounces.apply(app.db, accountId, provider as Provider, parsed.reports) };
   });

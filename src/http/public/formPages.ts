@@ -31,8 +31,16 @@ export function page(title: string, body: string): string {
   );
 }
 
-export function formPage(form: FormLike, action: string, types: ReadonlyMap<string, FieldType>, state: { values?: Record<string, string>; errors?: Record<string, string[]> } = {}): string {
-  const alert = state.errors && Object.keys(state.errors).length > 0 ? `<p class="mg-alert" role="alert">Please correct the highlighted fields.</p>\n` : '';
+export function formPage(
+  form: FormLike,
+  action: string,
+  types: ReadonlyMap<string, FieldType>,
+  state: { values?: Record<string, string>; errors?: Record<string, string[]> } = {},
+): string {
+  const alert =
+    state.errors && Object.keys(state.errors).length > 0
+      ? `<p class="mg-alert" role="alert">Please correct the highlighted fields.</p>\n`
+      : '';
   return page(form.name, `<h1>${escapeHtml(form.name)}</h1>\n${alert}${formHtml(form, action, types, state)}`);
 }
 
@@ -46,6 +54,7 @@ export const MESSAGES = {
   tooMany: 'Too many attempts from your network. Please wait a minute and try again.',
   mailFailed: 'We could not send the confirmation email right now. Please try again in a few minutes.',
   full: 'This list cannot accept new signups right now.',
-  invalidLink: 'This confirmation link is not valid. It may be incomplete, or the signup was removed. Please sign up again.',
+  invalidLink:
+    'This confirmation link is not valid. It may be incomplete, or the signup was removed. Please sign up again.',
   expiredLink: 'This confirmation link has expired (links are valid for 7 days). Please sign up again.',
 };

@@ -17,11 +17,21 @@ function wantsJson(req: FastifyRequest): boolean {
 }
 
 function cors(reply: FastifyReply): FastifyReply {
-  return reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Allow-Methods', 'POST, OPTIONS').header('Access-Control-Allow-Headers', 'Content-Type, Accept').header('Access-Control-Max-Age', '86400');
+  return reply
+    .header('Access-Control-Allow-Origin', '*')
+    .header('Access-Control-Allow-Methods', 'POST, OPTIONS')
+    .header('Access-Control-Allow-Headers', 'Content-Type, Accept')
+    .header('Access-Control-Max-Age', '86400');
 }
 
 function html(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).header('Content-Type', 'text/html; charset=utf-8').header('Content-Security-Policy', PAGE_CSP).header('X-Content-Type-Options', 'nosniff').header('Referrer-Policy', 'no-referrer').send(body);
+  return reply
+    .code(status)
+    .header('Content-Type', 'text/html; charset=utf-8')
+    .header('Content-Security-Policy', PAGE_CSP)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'no-referrer')
+    .send(body);
 }
 
 function formId(params: unknown): string | undefined {
@@ -37,16 +47,29 @@ export async function formPages(app: FastifyInstance) {
     const json = wantsJson(req);
     const [status, message] =
       err instanceof DomainError
-        ? err.kind === 'not_found' ? [404, MESSAGES.notFound] : err.kind === 'limit_exceeded' ? [403, MESSAGES.full] : [400, err.message]
-        : err.statusCode && err.statusCode < 500 ? [err.statusCode, 'The request could not be read.'] : [500, 'Something went wrong. Please try again later.'];
+        ? err.kind === 'not_found'
+          ? [404, MESSAGES.notFound]
+          : err.kind === 'limit_exceeded'
+            ? [403, MESSAGES.full]
+            : [400, err.message]
+        : err.statusCode && err.statusCode < 500
+          ? [err.statusCode, 'The request could not be read.']
+          : [500, 'Something went wrong. Please try again later.'];
     if (status >= 500) req.log.error({ err }, 'form route failed');
     const error = err instanceof DomainError && err.kind === 'not_found' ? 'Form not found' : message;
-    return json ? reply.code(status).send({ success: false, error }) : html(reply, status, messagePage(status === 404 ? 'Form not found' : 'Sorry', message));
+    return json
+      ? reply.code(status).send({ success: false, error })
+      : html(reply, status, messagePage(status === 404 ? 'Form not found' : 'Sorry', message));
   });
 
   app.get('/f/confirm/:token', async (req, reply) => {
     const r = await signups.confirm(app.db, app.config, String((req.params as { token: string }).token));
-    if (!('form' in r)) return html(reply, 400, messagePage('Link not valid', r.status === 'expired' ? MESSAGES.expiredLink : MESSAGES.invalidLink));
+    if (!('form' in r))
+      return html(
+        reply,
+        400,
+        messagePage('Link not valid', r.status === 'expired' ? MESSAGES.expiredLink : MESSAGES.invalidLink),
+      );
     if (r.form.redirect_url) return reply.redirect(r.form.redirect_url, 303);
     return html(reply, 200, messagePage('Subscription confirmed', r.form.success_message));
   });
@@ -64,14 +87,19 @@ export async function formPages(app: FastifyInstance) {
     cors(reply);
     const json = wantsJson(req);
     const id = formId(req.params);
-    if (!id) return json ? reply.code(404).send({ success: false, error: 'Form not found' }) : html(reply, 404, messagePage('Form not found', MESSAGES.notFound));
+    if (!id)
+      return json
+        ? reply.code(404).send({ success: false, error: 'Form not found' })
+        : html(reply, 404, messagePage('Form not found', MESSAGES.notFound));
     try {
       await limiter.consume(`${id}|${req.ip}`);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       const retry = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
       reply.header('Retry-After', retry);
-      return json ? reply.code(429).send({ success: false, error: 'Too many requests', retry_after: retry }) : html(reply, 429, messagePage('Please wait', MESSAGES.tooMany));
+      return json
+        ? reply.code(429).send({ success: false, error: 'Too many requests', retry_after: retry })
+        : html(reply, 429, messagePage('Please wait', MESSAGES.tooMany));
     }
     let result: signups.SubmitResult;
     try {
@@ -80,16 +108,28 @@ export async function formPages(app: FastifyInstance) {
       if (!(err instanceof Validation)) throw err;
       if (json) return reply.code(400).send({ success: false, error: err.message, data: err.fields });
       const { form, types } = await signups.find(app.db, id);
-      return html(reply, 400, formPage(form, `/f/${form.id}`, types, { values: textValues(req.body), errors: err.fields }));
+      return html(
+        reply,
+        400,
+        formPage(form, `/f/${form.id}`, types, { values: textValues(req.body), errors: err.fields }),
+      );
     }
     const { form } = result;
     if (result.status === 'mail_failed') {
       req.log.warn({ formId: form.id, error: result.error }, 'confirmation mail not sent');
-      return json ? reply.code(503).send({ success: false, error: MESSAGES.mailFailed }) : html(reply, 503, messagePage('Sorry', MESSAGES.mailFailed));
+      return json
+        ? reply.code(503).send({ success: false, error: MESSAGES.mailFailed })
+        : html(reply, 503, messagePage('Sorry', MESSAGES.mailFailed));
     }
     const pending = form.double_opt_in; // an ignored (honeypot) submission answers like the real thing
     const message = pending ? MESSAGES.checkInbox : form.success_message;
-    if (json) return { success: true, message, confirmation_required: pending, ...(!pending && form.redirect_url && { redirect_url: form.redirect_url }) };
+    if (json)
+      return {
+        success: true,
+        message,
+        confirmation_required: pending,
+        ...(!pending && form.redirect_url && { redirect_url: form.redirect_url }),
+      };
     if (!pending && form.redirect_url) return reply.redirect(form.redirect_url, 303);
     return html(reply, 200, messagePage(pending ? 'Check your inbox' : 'Thank you', message));
   });
@@ -98,5 +138,7 @@ export async function formPages(app: FastifyInstance) {
 /** What the visitor typed, to re-fill the form after an error (strings only; rendering escapes them). */
 function textValues(body: unknown): Record<string, string> {
   if (!body || typeof body !== 'object') return {};
-  return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, String(Array.isArray(v) ? v[0] : (v ?? ''))]));
+  return Object.fromEntries(
+    Object.entries(body as Record<string, unknown>).map(([k, v]) => [k, String(Array.isArray(v) ? v[0] : (v ?? ''))]),
+  );
 }

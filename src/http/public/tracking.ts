@@ -21,7 +21,8 @@ export async function trackingRoutes(app: FastifyInstance) {
     const { token, link } = req.params as { token: string; link: string };
     const t = readTrackToken(app.config.secret, token);
     const url = t && /^\d{1,5}$/.test(link) ? await engagement.recordClick(app.db, t, Number(link)) : undefined;
-    if (!url) return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', 'This link is not valid.'));
+    if (!url)
+      return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', 'This link is not valid.'));
     return reply.header('cache-control', 'no-store').redirect(url, 302);
   });
 }

@@ -16,7 +16,11 @@ export async function unsubscribePages(app: FastifyInstance) {
     const target = token && (await unsubscribes.describe(app.db, token).catch(notFoundAsUndefined));
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
     if (!target) return reply.code(404).send(invalidPage());
-    if (target.status === 'unsubscribed') return page('Unsubscribed', `<p><strong>${escapeHtml(target.email)}</strong> is unsubscribed from ${escapeHtml(target.account_name)}.</p>`);
+    if (target.status === 'unsubscribed')
+      return page(
+        'Unsubscribed',
+        `<p><strong>${escapeHtml(target.email)}</strong> is unsubscribed from ${escapeHtml(target.account_name)}.</p>`,
+      );
     return page(
       'Unsubscribe',
       `<p>Stop receiving emails from <strong>${escapeHtml(target.account_name)}</strong> at <strong>${escapeHtml(target.email)}</strong>?</p>` +
@@ -29,7 +33,10 @@ export async function unsubscribePages(app: FastifyInstance) {
     const done = token && (await unsubscribes.unsubscribe(app.db, token).catch(notFoundAsUndefined));
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
     if (!done) return reply.code(404).send(invalidPage());
-    return page('Unsubscribed', `<p><strong>${escapeHtml(done.email)}</strong> will not receive these emails any more.</p>`);
+    return page(
+      'Unsubscribed',
+      `<p><strong>${escapeHtml(done.email)}</strong> will not receive these emails any more.</p>`,
+    );
   });
 }
 
@@ -39,11 +46,16 @@ function notFoundAsUndefined(err: unknown): undefined {
 }
 
 function invalidPage(): string {
-  return page('Link not valid', '<p>This unsubscribe link is not valid (any more). If you keep receiving emails, reply to one of them.</p>');
+  return page(
+    'Link not valid',
+    '<p>This unsubscribe link is not valid (any more). If you keep receiving emails, reply to one of them.</p>',
+  );
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}` +
-    `button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style></head><body><h1>${title}</h1>${body}</body></html>`;
+    `button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style></head><body><h1>${title}</h1>${body}</body></html>`
+  );
 }

@@ -14,7 +14,9 @@ export async function automationRoutes(app: FastifyInstance) {
   });
 
   app.post('/automations', { config: { scope: 'automations:write' } }, async (req, reply) => {
-    return reply.code(201).send(ok(await automations.create(app.db, req.key.accountId, parse(automations.NewAutomation, req.body))));
+    return reply
+      .code(201)
+      .send(ok(await automations.create(app.db, req.key.accountId, parse(automations.NewAutomation, req.body))));
   });
 
   app.get('/automations/:id', { config: { scope: 'automations:read' } }, async (req) => {
@@ -40,7 +42,12 @@ export async function automationRoutes(app: FastifyInstance) {
   });
 
   app.get('/automations/:id/activity', { config: { scope: 'automations:read' } }, async (req) => {
-    const page = await automations.activity(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as automations.ActivityQuery);
+    const page = await automations.activity(
+      app.db,
+      req.key.accountId,
+      pathId(req.params, NOT_FOUND),
+      req.query as automations.ActivityQuery,
+    );
     return ok({ runs: page.items, pagination: pagination(page) });
   });
 }

@@ -16,7 +16,9 @@ export async function campaignRoutes(app: FastifyInstance) {
   });
 
   app.post('/campaigns', { config: { scope: 'campaigns:write' } }, async (req, reply) => {
-    return reply.code(201).send(ok(await campaigns.create(app.db, req.key.accountId, parse(campaigns.NewCampaign, req.body))));
+    return reply
+      .code(201)
+      .send(ok(await campaigns.create(app.db, req.key.accountId, parse(campaigns.NewCampaign, req.body))));
   });
 
   app.get('/campaigns/:id', { config: { scope: 'campaigns:read' } }, async (req) => {
@@ -35,7 +37,9 @@ export async function campaignRoutes(app: FastifyInstance) {
 
   app.post('/campaigns/:id/schedule', { config: { scope: 'campaigns:write' } }, async (req) => {
     const id = pathId(req.params, NOT_FOUND);
-    return ok(await campaigns.schedule(app.db, app.config, req.key.accountId, id, parse(campaigns.ScheduleInput, req.body)));
+    return ok(
+      await campaigns.schedule(app.db, app.config, req.key.accountId, id, parse(campaigns.ScheduleInput, req.body)),
+    );
   });
 
   app.post('/campaigns/:id/cancel', { config: { scope: 'campaigns:write' } }, async (req) => {
@@ -43,13 +47,20 @@ export async function campaignRoutes(app: FastifyInstance) {
   });
 
   app.get('/campaigns/:id/recipients', { config: { scope: 'campaigns:read' } }, async (req) => {
-    const page = await campaigns.recipients(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as campaigns.RecipientsQuery);
+    const page = await campaigns.recipients(
+      app.db,
+      req.key.accountId,
+      pathId(req.params, NOT_FOUND),
+      req.query as campaigns.RecipientsQuery,
+    );
     return ok({ recipients: page.items, pagination: pagination(page) });
   });
 
   app.post('/campaigns/:id/preview', { config: { scope: 'campaigns:read' } }, async (req) => {
     const id = pathId(req.params, NOT_FOUND);
-    return ok(await campaigns.preview(app.db, app.config, req.key.accountId, id, parse(campaigns.PreviewInput, req.body)));
+    return ok(
+      await campaigns.preview(app.db, app.config, req.key.accountId, id, parse(campaigns.PreviewInput, req.body)),
+    );
   });
 
   app.get('/outbox', { config: { scope: 'campaigns:read' } }, async (req) => {

@@ -14,13 +14,19 @@ export function ok<T>(data: T, message?: string) {
 
 /** A Page as REST shows it (spec "Pagination"): `{ current_page, total_pages, total_count, per_page }`. */
 export function pagination(p: Page<unknown>) {
-  return { current_page: p.page, total_pages: Math.ceil(p.total / p.per_page), total_count: p.total, per_page: p.per_page };
+  return {
+    current_page: p.page,
+    total_pages: Math.ceil(p.total / p.per_page),
+    total_count: p.total,
+    per_page: p.per_page,
+  };
 }
 
 /** Parses a request body: no body reads as {}; any JSON that is not an object (null, an array, a string) is a 400. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   if (input === undefined) return parseInput(schema, {});
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw Validation.field('body', 'Request body must be a JSON object');
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    throw Validation.field('body', 'Request body must be a JSON object');
   return parseInput(schema, input);
 }
 

@@ -32,7 +32,12 @@ export async function formRoutes(app: FastifyInstance) {
   });
 
   app.get('/forms/:id/subscribers', { config: { scope: 'forms:read' } }, async (req) => {
-    const page = await forms.signups(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as forms.PageQuery);
+    const page = await forms.signups(
+      app.db,
+      req.key.accountId,
+      pathId(req.params, NOT_FOUND),
+      req.query as forms.PageQuery,
+    );
     return ok({ subscribers: page.items, pagination: pagination(page) });
   });
 }

@@ -31,17 +31,26 @@ export async function groupRoutes(app: FastifyInstance) {
   });
 
   app.get('/groups/:id/subscribers', { config: { scope: 'groups:read' } }, async (req) => {
-    const page = await groups.members(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as groups.MembersQuery);
+    const page = await groups.members(
+      app.db,
+      req.key.accountId,
+      pathId(req.params, NOT_FOUND),
+      req.query as groups.MembersQuery,
+    );
     return ok({ subscribers: page.items, pagination: pagination(page) });
   });
 
   app.post('/groups/:id/subscribers/:subscriberId', { config: { scope: 'groups:write' } }, async (req) => {
     const id = pathId(req.params, NOT_FOUND);
-    return ok(await groups.assign(app.db, req.key.accountId, id, pathId(req.params, 'Subscriber not found', 'subscriberId')));
+    return ok(
+      await groups.assign(app.db, req.key.accountId, id, pathId(req.params, 'Subscriber not found', 'subscriberId')),
+    );
   });
 
   app.delete('/groups/:id/subscribers/:subscriberId', { config: { scope: 'groups:write' } }, async (req) => {
     const id = pathId(req.params, NOT_FOUND);
-    return ok(await groups.unassign(app.db, req.key.accountId, id, pathId(req.params, 'Subscriber not found', 'subscriberId')));
+    return ok(
+      await groups.unassign(app.db, req.key.accountId, id, pathId(req.params, 'Subscriber not found', 'subscriberId')),
+    );
   });
 }

@@ -19,7 +19,8 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
   app.decorateRequest('key', null as any);
   app.addHook('onClose', async () => stopCache(app.db));
   const admitKey = keyGuard(app.db, opts.limiter, {
-    unauthorized: (reply, reason) => reply.code(401).send({ success: false, error: 'Unauthorized', message: AUTH_MESSAGES[reason] }),
+    unauthorized: (reply, reason) =>
+      reply.code(401).send({ success: false, error: 'Unauthorized', message: AUTH_MESSAGES[reason] }),
     // the envelope, retry_after inside data
     rateLimited: (limit) => ({ success: false, error: 'Too many requests', data: { retry_after: limit.retryAfter } }),
   });

@@ -8,7 +8,9 @@ const NOT_FOUND = 'Segment not found';
 
 export async function segmentRoutes(app: FastifyInstance) {
   app.post('/segments', { config: { scope: 'subscribers:write' } }, async (req, reply) => {
-    return reply.code(201).send(ok(await segments.create(app.db, req.key.accountId, parse(segments.NewSegment, req.body))));
+    return reply
+      .code(201)
+      .send(ok(await segments.create(app.db, req.key.accountId, parse(segments.NewSegment, req.body))));
   });
 
   app.get('/segments', { config: { scope: 'subscribers:read' } }, async (req) => {
@@ -31,7 +33,12 @@ export async function segmentRoutes(app: FastifyInstance) {
   });
 
   app.get('/segments/:id/subscribers', { config: { scope: 'subscribers:read' } }, async (req) => {
-    const page = await segments.members(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as segments.PageQuery);
+    const page = await segments.members(
+      app.db,
+      req.key.accountId,
+      pathId(req.params, NOT_FOUND),
+      req.query as segments.PageQuery,
+    );
     return ok({ segment: page.segment, subscribers: page.items, pagination: pagination(page) });
   });
 }

@@ -6,8 +6,29 @@ import { pick } from '../pick.ts';
 
 // spec "Which fields each response carries"
 const CREATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'created_at'] as const;
-const GET_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'groups', 'custom_fields', 'notes', 'created_at', 'updated_at'] as const;
-const UPDATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'updated_at'] as const;
+const GET_FIELDS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'groups',
+  'custom_fields',
+  'notes',
+  'created_at',
+  'updated_at',
+] as const;
+const UPDATE_FIELDS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'custom_fields',
+  'updated_at',
+] as const;
 
 const bodies = new WeakMap<object, string>();
 
@@ -38,7 +59,12 @@ export async function subscriberRoutes(app: FastifyInstance) {
 
   app.put('/subscribers/:id', { config: { scope: 'subscribers:write' } }, async (req) => {
     const id = pathId(req.params, 'Subscriber not found');
-    return ok(pick(await subscribers.update(app.db, req.key.accountId, id, parse(subscribers.SubscriberUpdate, req.body)), UPDATE_FIELDS));
+    return ok(
+      pick(
+        await subscribers.update(app.db, req.key.accountId, id, parse(subscribers.SubscriberUpdate, req.body)),
+        UPDATE_FIELDS,
+      ),
+    );
   });
 
   app.delete('/subscribers/:id', { config: { scope: 'subscribers:write' } }, async (req) => {

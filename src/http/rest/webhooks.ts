@@ -24,7 +24,9 @@ export async function webhookRoutes(app: FastifyInstance) {
 
   app.put('/webhooks/:id', { config: { scope: 'webhooks:write' } }, async (req) => {
     const id = pathId(req.params, NOT_FOUND);
-    return ok(await webhooks.update(app.db, req.key.accountId, id, parse(webhooks.WebhookUpdate, req.body), app.config));
+    return ok(
+      await webhooks.update(app.db, req.key.accountId, id, parse(webhooks.WebhookUpdate, req.body), app.config),
+    );
   });
 
   app.delete('/webhooks/:id', { config: { scope: 'webhooks:write' } }, async (req) => {
@@ -33,7 +35,12 @@ export async function webhookRoutes(app: FastifyInstance) {
   });
 
   app.get('/webhooks/:id/deliveries', { config: { scope: 'webhooks:read' } }, async (req) => {
-    const page = await webhooks.deliveries(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), req.query as webhooks.DeliveriesQuery);
+    const page = await webhooks.deliveries(
+      app.db,
+      req.key.accountId,
+      pathId(req.params, NOT_FOUND),
+      req.query as webhooks.DeliveriesQuery,
+    );
     return ok({ deliveries: page.items, pagination: pagination(page) });
   });
 

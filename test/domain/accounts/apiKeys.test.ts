@@ -11,7 +11,8 @@ import { migratedDb } from '../../support/db.ts';
 
 const { db } = await migratedDb();
 
-const newAccount = async (owner = true) => accounts.create(db, { name: 'Keys', ...(owner && { owner_email: `o-${Math.random()}@example.com` }) }, 1000);
+const newAccount = async (owner = true) =>
+  accounts.create(db, { name: 'Keys', ...(owner && { owner_email: `o-${Math.random()}@example.com` }) }, 1000);
 
 describe('apiKeys domain', () => {
   test('create: 42 characters, mailgrove_ + 32 lowercase hex, random; only the SHA-256 hash and a hint are stored', async () => {
@@ -41,17 +42,28 @@ describe('apiKeys domain', () => {
     const acc = await newAccount();
     const k = await apiKeys.create(db, acc.id, { name: 'Ctx', scopes: ['subscribers:read'] });
     const ctx = await apiKeys.authenticate(db, k.key);
-    assert.deepEqual(ctx, { keyId: k.id, accountId: acc.id, name: 'Ctx', scopes: ['subscribers:read'], userId: acc.owner!.id, idpUserId: acc.owner!.idp_user_id });
+    assert.deepEqual(ctx, {
+      keyId: k.id,
+      accountId: acc.id,
+      name: 'Ctx',
+      scopes: ['subscribers:read'],
+      userId: acc.owner!.id,
+      idpUserId: acc.owner!.idp_user_id,
+    });
     assert.equal(await apiKeys.authenticate(db, 'mailgrove_' + '0'.repeat(32)), 'unknown');
     assert.equal(await apiKeys.authenticate(db, k.key.toUpperCase()), 'unknown', 'keys are lowercase hex');
     assert.equal(await apiKeys.authenticate(db, k.key + '0'), 'unknown');
-    const expired = await apiKeys.create(db, acc.id, { name: 'Old', scopes: ['*'], expires_at: new Date(Date.now() - 1) });
+    const expired = await apiKeys.create(db, acc.id, {
+      name: 'Old',
+      scopes: ['*'],
+      expires_at: new Date(Date.now() - 1),
+    });
     assert.equal(await apiKeys.authenticate(db, expired.key), 'expired');
     await apiKeys.revoke(db, acc.id, k.id);
     assert.equal(await apiKeys.authenticate(db, k.key), 'revoked');
   });
 
-  test('revoke is scoped by account (another account\'s key is NotFound and stays valid); the admin path (null) reaches any', async () => {
+  test("revoke is scoped by account (another account's key is NotFound and stays valid); the admin path (null) reaches any", async () => {
     const acc = await newAccount();
     const other = await newAccount();
     const k = await apiKeys.create(db, acc.id, { name: 'Mine', scopes: ['*'] });

@@ -19,23 +19,35 @@ before(async () => {
 });
 after(() => testDb.destroy());
 
-const waitADay = { name: 'Wait', trigger: { type: 'subscriber_created' as const }, steps: [{ type: 'delay' as const, amount: 1, unit: 'days' as const }] };
+const waitADay = {
+  name: 'Wait',
+  trigger: { type: 'subscriber_created' as const },
+  steps: [{ type: 'delay' as const, amount: 1, unit: 'days' as const }],
+};
 
 test('list pages newest first and clamps per_page', async () => {
   const accountId = (await accounts.create(db, { name: 'List' }, 100)).id;
   const made = [];
-  for (const name of ['a', 'b', 'c']) made.push(await automations.create(db, accountId, { ...waitADay, name, enabled: false }));
+  for (const name of ['a', 'b', 'c'])
+    made.push(await automations.create(db, accountId, { ...waitADay, name, enabled: false }));
   const first = await automations.list(db, accountId, { per_page: 2 });
-  assert.deepEqual({ ...first, items: first.items.map((a) => a.name) }, { items: ['c', 'b'], page: 1, per_page: 2, total: 3 });
+  assert.deepEqual(
+    { ...first, items: first.items.map((a) => a.name) },
+    { items: ['c', 'b'], page: 1, per_page: 2, total: 3 },
+  );
   const second = await automations.list(db, accountId, { page: 2, per_page: 2 });
-  assert.deepEqual(second.items.map((a) => a.id), [made[0]!.id]);
+  assert.deepEqual(
+    second.items.map((a) => a.id),
+    [made[0]!.id],
+  );
   assert.equal((await automations.list(db, accountId, { per_page: 500 })).per_page, 100);
 });
 
 test('activity pages the runs the trigger scan started; disabling cancels them and counts them', async () => {
   const accountId = (await accounts.create(db, { name: 'Runs' }, 100)).id;
   const automation = await automations.create(db, accountId, waitADay);
-  for (const email of ['one@example.com', 'two@example.com', 'three@example.com']) await subscribers.create(db, accountId, { email });
+  for (const email of ['one@example.com', 'two@example.com', 'three@example.com'])
+    await subscribers.create(db, accountId, { email });
   const feed = triggers.eventFeed();
   let started = 0;
   for (;;) {

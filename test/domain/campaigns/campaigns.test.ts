@@ -16,7 +16,10 @@ import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
 import { migratedDb } from '../../support/db.ts';
 
-const config: Config = { ...loadConfig({ MAILGROVE_SECRET: 'domain-secret', LOG_LEVEL: 'silent' }, {}), secret: 'domain-secret' };
+const config: Config = {
+  ...loadConfig({ MAILGROVE_SECRET: 'domain-secret', LOG_LEVEL: 'silent' }, {}),
+  secret: 'domain-secret',
+};
 const { db } = await migratedDb();
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -34,10 +37,21 @@ async function withAudience(acc: string, emails: string[]) {
 
 async function ready(acc: string, extra: campaigns.NewCampaign | object = {}) {
   const groupId = await withAudience(acc, [`a-${randomUUID()}@x.test`]);
-  return campaigns.create(db, acc, { name: 'Ready', subject: 'Hi {{ subscriber.first_name }}', content_html: '<p>Hi</p>', group_ids: [groupId], ...extra });
+  return campaigns.create(db, acc, {
+    name: 'Ready',
+    subject: 'Hi {{ subscriber.first_name }}',
+    content_html: '<p>Hi</p>',
+    group_ids: [groupId],
+    ...extra,
+  });
 }
 
-async function rejects(p: Promise<unknown>, kind: typeof Validation | typeof StateConflict | typeof NotFound, message: string | RegExp, field?: string) {
+async function rejects(
+  p: Promise<unknown>,
+  kind: typeof Validation | typeof StateConflict | typeof NotFound,
+  message: string | RegExp,
+  field?: string,
+) {
   await assert.rejects(p, (err: any) => {
     assert.ok(err instanceof kind, `expected ${kind.name}, got ${err?.constructor?.name}: ${err?.message}`);
     if (typeof message === 'string') assert.equal(err.message, message);
@@ -60,17 +74,37 @@ describe('Campaign create and update', () => {
 
   test('a Liquid error is a Validation error at create and update, naming the field', async () => {
     const acc = await account();
-    await rejects(campaigns.create(db, acc, { name: 'Bad', content_html: '{{ subscriber.first_name | shout }}' }), Validation, /^content_html: Template error: undefined filter: shout/, 'content_html');
+    await rejects(
+      campaigns.create(db, acc, { name: 'Bad', content_html: '{{ subscriber.first_name | shout }}' }),
+      Validation,
+      /^content_html: Template error: undefined filter: shout/,
+      'content_html',
+    );
     const c = await campaigns.create(db, acc, { name: 'Ok' });
-    await rejects(campaigns.update(db, acc, c.id, { subject: '{% if x %}' }), Validation, /^subject: Template error/, 'subject');
+    await rejects(
+      campaigns.update(db, acc, c.id, { subject: '{% if x %}' }),
+      Validation,
+      /^subject: Template error/,
+      'subject',
+    );
   });
 
   test('group_ids and segment_ids must belong to the account', async () => {
     const acc = await account();
     const other = await account();
     const foreign = await groups.create(db, other, { name: 'Theirs' });
-    await rejects(campaigns.create(db, acc, { name: 'X', group_ids: [foreign.id] }), Validation, `group_ids: Group not found: ${foreign.id}`, 'group_ids');
-    await rejects(campaigns.create(db, acc, { name: 'X', segment_ids: [MISSING] }), Validation, `segment_ids: Segment not found: ${MISSING}`, 'segment_ids');
+    await rejects(
+      campaigns.create(db, acc, { name: 'X', group_ids: [foreign.id] }),
+      Validation,
+      `group_ids: Group not found: ${foreign.id}`,
+      'group_ids',
+    );
+    await rejects(
+      campaigns.create(db, acc, { name: 'X', segment_ids: [MISSING] }),
+      Validation,
+      `segment_ids: Segment not found: ${MISSING}`,
+      'segment_ids',
+    );
   });
 
   test('update changes only the given fields of a draft', async () => {
@@ -84,7 +118,11 @@ describe('Campaign create and update', () => {
     const acc = await account();
     const c = await ready(acc);
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: future() });
-    await rejects(campaigns.update(db, acc, c.id, { name: 'Late' }), StateConflict, 'Only draft campaigns can be updated');
+    await rejects(
+      campaigns.update(db, acc, c.id, { name: 'Late' }),
+      StateConflict,
+      'Only draft campaigns can be updated',
+    );
   });
 
   test('another account\'s campaign id is "Campaign not found" for every operation', async () => {
@@ -118,11 +156,34 @@ describe('Campaign schedule and cancel', () => {
   test('scheduled_at: required for scheduled, ISO 8601 with an offset, in the future', async () => {
     const acc = await account();
     const c = await ready(acc);
-    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled' }), Validation, 'scheduled_at: scheduled_at is required when delivery is scheduled', 'scheduled_at');
-    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2099-01-01T10:00:00' }), Validation, /^scheduled_at: scheduled_at must be an ISO 8601 date-time with a UTC offset/, 'scheduled_at');
-    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2020-01-01T10:00:00+02:00' }), Validation, 'scheduled_at: scheduled_at must be in the future', 'scheduled_at');
-    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'later' as 'instant' }), Validation, /^delivery: delivery must be one of: instant, scheduled/, 'delivery');
-    const s = await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2099-01-01T10:00:00+02:00' });
+    await rejects(
+      campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled' }),
+      Validation,
+      'scheduled_at: scheduled_at is required when delivery is scheduled',
+      'scheduled_at',
+    );
+    await rejects(
+      campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2099-01-01T10:00:00' }),
+      Validation,
+      /^scheduled_at: scheduled_at must be an ISO 8601 date-time with a UTC offset/,
+      'scheduled_at',
+    );
+    await rejects(
+      campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: '2020-01-01T10:00:00+02:00' }),
+      Validation,
+      'scheduled_at: scheduled_at must be in the future',
+      'scheduled_at',
+    );
+    await rejects(
+      campaigns.schedule(db, config, acc, c.id, { delivery: 'later' as 'instant' }),
+      Validation,
+      /^delivery: delivery must be one of: instant, scheduled/,
+      'delivery',
+    );
+    const s = await campaigns.schedule(db, config, acc, c.id, {
+      delivery: 'scheduled',
+      scheduled_at: '2099-01-01T10:00:00+02:00',
+    });
     assert.equal(s.status, 'scheduled');
     assert.equal(new Date(s.scheduled_at!).toISOString(), '2099-01-01T08:00:00.000Z');
   });
@@ -131,10 +192,18 @@ describe('Campaign schedule and cancel', () => {
     const acc = await account();
     const c = await ready(acc);
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: future() });
-    await rejects(campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' }), StateConflict, 'Campaign is already scheduled');
+    await rejects(
+      campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' }),
+      StateConflict,
+      'Campaign is already scheduled',
+    );
     const d = await ready(acc);
     await campaigns.schedule(db, config, acc, d.id, { delivery: 'instant' });
-    await rejects(campaigns.schedule(db, config, acc, d.id, { delivery: 'instant' }), StateConflict, 'Only draft campaigns can be scheduled');
+    await rejects(
+      campaigns.schedule(db, config, acc, d.id, { delivery: 'instant' }),
+      StateConflict,
+      'Only draft campaigns can be scheduled',
+    );
   });
 
   test('cancel: scheduled → draft (editable again); sending → cancelled with every queued recipient skipped; draft → refused', async () => {
@@ -144,7 +213,11 @@ describe('Campaign schedule and cancel', () => {
     const back = await campaigns.cancel(db, acc, c.id);
     assert.deepEqual([back.status, back.scheduled_at], ['draft', null]);
     await campaigns.update(db, acc, c.id, { name: 'Edited after cancel' });
-    await rejects(campaigns.cancel(db, acc, c.id), StateConflict, 'Only scheduled or sending campaigns can be cancelled');
+    await rejects(
+      campaigns.cancel(db, acc, c.id),
+      StateConflict,
+      'Only scheduled or sending campaigns can be cancelled',
+    );
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const stopped = await campaigns.cancel(db, acc, c.id);
     assert.equal(stopped.status, 'cancelled');
@@ -168,7 +241,10 @@ describe('Campaign schedule and cancel', () => {
     const acc = await account();
     const due = await ready(acc);
     const later = await ready(acc);
-    await campaigns.schedule(db, config, acc, due.id, { delivery: 'scheduled', scheduled_at: new Date(Date.now() + 300).toISOString() });
+    await campaigns.schedule(db, config, acc, due.id, {
+      delivery: 'scheduled',
+      scheduled_at: new Date(Date.now() + 300).toISOString(),
+    });
     await campaigns.schedule(db, config, acc, later.id, { delivery: 'scheduled', scheduled_at: future() });
     await new Promise((r) => setTimeout(r, 350));
     const started = await campaigns.startDue(db, config.secret);
@@ -188,17 +264,36 @@ describe('Audience', () => {
     await subscribers.create(db, acc, { email: 'nobody@x.test' });
     const both = await subscribers.getFull(db, acc, { email: 'both@x.test' });
     await groups.assign(db, acc, g2, both.id);
-    await subscribers.update(db, acc, (await subscribers.getFull(db, acc, { email: 'gone@x.test' })).id, { status: 'unsubscribed' });
+    await subscribers.update(db, acc, (await subscribers.getFull(db, acc, { email: 'gone@x.test' })).id, {
+      status: 'unsubscribed',
+    });
     // forgotten, then explicitly re-added: it stays suppressed for campaigns
     await forgetSubscriber(db, config.secret, acc, (await subscribers.getFull(db, acc, { email: 'forgot@x.test' })).id);
     await subscribers.create(db, acc, { email: 'Forgot@X.test', group_ids: [g1] });
     assert.ok(await suppressions.isSuppressed(db, config.secret, acc, 'forgot@x.test'));
-    const seg = await segments.create(db, acc, { name: 'Named', filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Segmented' }] } });
-    const c = await campaigns.create(db, acc, { name: 'Aud', subject: 's', content_html: '<p>x</p>', group_ids: [g1, g2], segment_ids: [seg.id] });
+    const seg = await segments.create(db, acc, {
+      name: 'Named',
+      filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Segmented' }] },
+    });
+    const c = await campaigns.create(db, acc, {
+      name: 'Aud',
+      subject: 's',
+      content_html: '<p>x</p>',
+      group_ids: [g1, g2],
+      segment_ids: [seg.id],
+    });
     const sending = await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     assert.equal(sending.status, 'sending');
-    const rows = await db.selectFrom('campaign_recipients').select('email').where('campaign_id', '=', c.id).orderBy('email').execute();
-    assert.deepEqual(rows.map((r) => r.email), ['both@x.test', 'one@x.test', 'seg@x.test', 'two@x.test']);
+    const rows = await db
+      .selectFrom('campaign_recipients')
+      .select('email')
+      .where('campaign_id', '=', c.id)
+      .orderBy('email')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.email),
+      ['both@x.test', 'one@x.test', 'seg@x.test', 'two@x.test'],
+    );
     assert.equal(sending.stats.recipients, 4);
   });
 });
@@ -208,14 +303,29 @@ describe('Scheduled start after the audience changed', () => {
     const acc = await account();
     const g = await withAudience(acc, ['grp@x.test']);
     await subscribers.create(db, acc, { email: 'segonly@x.test', first_name: 'Gone' });
-    const seg = await segments.create(db, acc, { name: 'Gone soon', filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Gone' }] } });
-    const c = await campaigns.create(db, acc, { name: 'Later', subject: 's', content_html: '<p>x</p>', group_ids: [g], segment_ids: [seg.id] });
-    await campaigns.schedule(db, config, acc, c.id, { delivery: 'scheduled', scheduled_at: new Date(Date.now() + 200).toISOString() });
+    const seg = await segments.create(db, acc, {
+      name: 'Gone soon',
+      filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Gone' }] },
+    });
+    const c = await campaigns.create(db, acc, {
+      name: 'Later',
+      subject: 's',
+      content_html: '<p>x</p>',
+      group_ids: [g],
+      segment_ids: [seg.id],
+    });
+    await campaigns.schedule(db, config, acc, c.id, {
+      delivery: 'scheduled',
+      scheduled_at: new Date(Date.now() + 200).toISOString(),
+    });
     await segments.remove(db, acc, seg.id);
     await new Promise((r) => setTimeout(r, 250));
     assert.ok((await campaigns.startDue(db, config.secret)).includes(c.id));
     const rows = await db.selectFrom('campaign_recipients').select('email').where('campaign_id', '=', c.id).execute();
-    assert.deepEqual(rows.map((r) => r.email), ['grp@x.test']);
+    assert.deepEqual(
+      rows.map((r) => r.email),
+      ['grp@x.test'],
+    );
   });
 });
 
@@ -223,20 +333,33 @@ describe('Ledger steps', () => {
   test('claim marks rows sending for one worker; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
     const acc = await account();
     const g = await withAudience(acc, ['l1@x.test', 'l2@x.test', 'l3@x.test']);
-    const c = await campaigns.create(db, acc, { name: 'Ledger', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
+    const c = await campaigns.create(db, acc, {
+      name: 'Ledger',
+      subject: 's',
+      content_html: '<p>x</p>',
+      group_ids: [g],
+    });
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const w1 = randomUUID();
     const batch = await sendSteps.claim(db, c.id, w1, 2);
     assert.equal(batch.length, 2);
     assert.ok(batch.every((r) => r.attempts === 1));
-    assert.equal((await sendSteps.claim(db, c.id, randomUUID(), 10)).length, 1, 'a second worker gets only what is left');
+    assert.equal(
+      (await sendSteps.claim(db, c.id, randomUUID(), 10)).length,
+      1,
+      'a second worker gets only what is left',
+    );
     assert.equal(await sendSteps.finishIfDone(db, c.id), false, 'not while rows are in flight');
     const written = await sendSteps.record(db, w1, [
       { id: batch[0]!.id, state: 'sent', message_id: 'm1@x' },
       { id: batch[1]!.id, state: 'failed', error: '550 no' },
     ]);
     assert.equal(written, 2);
-    assert.equal(await sendSteps.record(db, randomUUID(), [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }]), 0, 'another worker cannot overwrite');
+    assert.equal(
+      await sendSteps.record(db, randomUUID(), [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }]),
+      0,
+      'another worker cannot overwrite',
+    );
     // the third row's worker "died": its row is interrupted, not re-sent
     assert.equal(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), 1);
     assert.equal(await sendSteps.finishIfDone(db, c.id), true);
@@ -244,33 +367,60 @@ describe('Ledger steps', () => {
     const done = await campaigns.get(db, acc, c.id);
     assert.equal(done.status, 'sent');
     assert.deepEqual([done.stats.recipients, done.stats.sent, done.stats.failed, done.stats.interrupted], [3, 1, 1, 1]);
-    const events = await db.selectFrom('events').select(['type', 'data']).where('account_id', '=', acc).where('type', 'in', ['email.sent', 'campaign.sent']).execute();
+    const events = await db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('account_id', '=', acc)
+      .where('type', 'in', ['email.sent', 'campaign.sent'])
+      .execute();
     assert.deepEqual(events.map((e) => e.type).sort(), ['campaign.sent', 'email.sent']);
     const sentEvent = events.find((e) => e.type === 'email.sent')!.data as any;
-    assert.deepEqual([sentEvent.campaign_id, sentEvent.message_id, sentEvent.subscriber.email], [c.id, 'm1@x', batch[0]!.email]);
+    assert.deepEqual(
+      [sentEvent.campaign_id, sentEvent.message_id, sentEvent.subscriber.email],
+      [c.id, 'm1@x', batch[0]!.email],
+    );
     assert.equal((events.find((e) => e.type === 'campaign.sent')!.data as any).stats.sent, 1);
   });
 
   test('interruptOrphans leaves rows of a live worker alone and takes those of a silent one', async () => {
     const acc = await account();
     const g = await withAudience(acc, ['o1@x.test', 'o2@x.test']);
-    const c = await campaigns.create(db, acc, { name: 'Orphans', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
+    const c = await campaigns.create(db, acc, {
+      name: 'Orphans',
+      subject: 's',
+      content_html: '<p>x</p>',
+      group_ids: [g],
+    });
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const [live, dead] = [randomUUID(), randomUUID()];
     await sendSteps.heartbeat(db, live);
     await sendSteps.claim(db, c.id, live, 1);
     await sendSteps.claim(db, c.id, dead, 1);
     assert.equal(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), 1);
-    const states = await db.selectFrom('campaign_recipients').select(['state', 'worker_id']).where('campaign_id', '=', c.id).execute();
-    assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}`).sort(), ['interrupted:false', 'sending:true']);
+    const states = await db
+      .selectFrom('campaign_recipients')
+      .select(['state', 'worker_id'])
+      .where('campaign_id', '=', c.id)
+      .execute();
+    assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}`).sort(), [
+      'interrupted:false',
+      'sending:true',
+    ]);
   });
 
   test('forget_subscriber erases the subscriber from every ledger', async () => {
     const acc = await account();
     const c = await ready(acc);
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
-    const [row] = await db.selectFrom('campaign_recipients').select(['subscriber_id']).where('campaign_id', '=', c.id).execute();
+    const [row] = await db
+      .selectFrom('campaign_recipients')
+      .select(['subscriber_id'])
+      .where('campaign_id', '=', c.id)
+      .execute();
     await forgetSubscriber(db, config.secret, acc, row!.subscriber_id);
-    assert.equal((await db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', c.id).execute()).length, 0);
+    assert.equal(
+      (await db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', c.id).execute()).length,
+      0,
+    );
   });
 });

@@ -6,18 +6,24 @@ import { compileChecked } from '../../../src/domain/campaigns/templates.ts';
 import { Validation } from '../../../src/domain/errors.ts';
 
 test('every part with a Liquid error becomes its field, with "Template error: " and Liquid\'s message', () => {
-  assert.throws(() => compileChecked({ subject: '{{ x | nope }}', html: '{% if a %}' }), (err: any) => {
-    assert.ok(err instanceof Validation);
-    assert.deepEqual(Object.keys(err.fields), ['subject', 'content_html']);
-    assert.match(err.fields.content_html[0], /^Template error: /);
-    assert.match(err.message, /^subject: Template error: undefined filter: nope/);
-    return true;
-  });
-  assert.throws(() => compileChecked({ subject: 's', html: '<p>ok</p>', text: '{{ x | nope }}' }), (err: any) => {
-    assert.deepEqual(Object.keys(err.fields), ['content_text']);
-    assert.match(err.message, /^content_text: Template error: undefined filter: nope/);
-    return true;
-  });
+  assert.throws(
+    () => compileChecked({ subject: '{{ x | nope }}', html: '{% if a %}' }),
+    (err: any) => {
+      assert.ok(err instanceof Validation);
+      assert.deepEqual(Object.keys(err.fields), ['subject', 'content_html']);
+      assert.match(err.fields.content_html[0], /^Template error: /);
+      assert.match(err.message, /^subject: Template error: undefined filter: nope/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => compileChecked({ subject: 's', html: '<p>ok</p>', text: '{{ x | nope }}' }),
+    (err: any) => {
+      assert.deepEqual(Object.keys(err.fields), ['content_text']);
+      assert.match(err.message, /^content_text: Template error: undefined filter: nope/);
+      return true;
+    },
+  );
 });
 
 test('a valid template compiles as it is', () => {

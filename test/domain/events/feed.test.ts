@@ -27,9 +27,11 @@ async function newFeed() {
 /** Consumes until `want` events were seen (or 5 s passed: a gap may wait on other sessions' writers), then a few more rounds. */
 async function drain(feed: EventFeed, want = 0, extraRounds = 2): Promise<string[]> {
   const seen: string[] = [];
-  const round = () => feed.consume(db, async (_trx, b) => void seen.push(...b.events.map((e: FeedEvent) => e.data.n as string)));
+  const round = () =>
+    feed.consume(db, async (_trx, b) => void seen.push(...b.events.map((e: FeedEvent) => e.data.n as string)));
   const until = Date.now() + 5000;
-  while (seen.length < want && Date.now() < until) if ((await round()) === 0) await new Promise((r) => setTimeout(r, 50));
+  while (seen.length < want && Date.now() < until)
+    if ((await round()) === 0) await new Promise((r) => setTimeout(r, 50));
   for (let i = 0; i < extraRounds; i++) await round();
   return seen;
 }
@@ -41,14 +43,22 @@ describe('Event feed', () => {
     const feed = await newFeed();
     for (let i = 0; i < 120; i++) await event(`e${i}`);
     const seen = await drain(feed, 120);
-    assert.deepEqual(seen, Array.from({ length: 120 }, (_, i) => `e${i}`));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 120 }, (_, i) => `e${i}`),
+    );
     assert.deepEqual(await drain(feed), [], 'nothing is told twice');
   });
 
   test('a crash in the handler rolls back the cursor with it: the batch is handled again, not lost', async () => {
     const feed = await newFeed();
     await event('a');
-    await assert.rejects(feed.consume(db, async () => { throw new Error('crash'); }), /crash/);
+    await assert.rejects(
+      feed.consume(db, async () => {
+        throw new Error('crash');
+      }),
+      /crash/,
+    );
     assert.deepEqual(await drain(feed, 1), ['a']);
   });
 
@@ -79,40 +89,53 @@ describe('Event feed', () => {
     assert.deepEqual(await drain(feed, 2), ['before', 'after']);
   });
 
-  test('PostgreSQL: an unrelated long write transaction does not hold a dead gap open', { skip: backend !== 'postgres' && 'needs a second connection' }, async () => {
-    const feed = await newFeed();
-    const other = new pg.Client(testDb.clientConfig);
-    await other.connect();
-    try {
-      await other.query('begin');
-      await other.query(`update accounts set name = name where id = $1`, [accountId]); // holds an xid, writes no event
-      await event('before');
-      await assert.rejects(db.transaction().execute(async (trx) => {
-        await event('rolled back', trx);
-        throw new Error('rollback');
-      }));
-      await event('after');
-      assert.deepEqual(await drain(feed, 2), ['before', 'after']);
-    } finally {
-      await other.query('rollback');
-      await other.end();
-    }
-  });
+  test(
+    'PostgreSQL: an unrelated long write transaction does not hold a dead gap open',
+    { skip: backend !== 'postgres' && 'needs a second connection' },
+    async () => {
+      const feed = await newFeed();
+      const other = new pg.Client(testDb.clientConfig);
+      await other.connect();
+      try {
+        await other.query('begin');
+        await other.query(`update accounts set name = name where id = $1`, [accountId]); // holds an xid, writes no event
+        await event('before');
+        await assert.rejects(
+          db.transaction().execute(async (trx) => {
+            await event('rolled back', trx);
+            throw new Error('rollback');
+          }),
+        );
+        await event('after');
+        assert.deepEqual(await drain(feed, 2), ['before', 'after']);
+      } finally {
+        await other.query('rollback');
+        await other.end();
+      }
+    },
+  );
 
-  test('PostgreSQL: an event whose transaction commits late is not skipped', { skip: backend !== 'postgres' && 'needs a second connection' }, async () => {
-    const feed = await newFeed();
-    const other = new pg.Client(testDb.clientConfig);
-    await other.connect();
-    try {
-      await other.query('begin');
-      // takes the lower seq, commits last
-      await other.query(`insert into events (account_id, type, data) values ($1, 'subscriber.updated', '{"n":"slow"}')`, [accountId]);
-      await event('fast');
-      assert.deepEqual(await drain(feed, 0, 3), [], 'waits at the gap while its transaction is open');
-      await other.query('commit');
-      assert.deepEqual(await drain(feed, 2), ['slow', 'fast']);
-    } finally {
-      await other.end();
-    }
-  });
+  test(
+    'PostgreSQL: an event whose transaction commits late is not skipped',
+    { skip: backend !== 'postgres' && 'needs a second connection' },
+    async () => {
+      const feed = await newFeed();
+      const other = new pg.Client(testDb.clientConfig);
+      await other.connect();
+      try {
+        await other.query('begin');
+        // takes the lower seq, commits last
+        await other.query(
+          `insert into events (account_id, type, data) values ($1, 'subscriber.updated', '{"n":"slow"}')`,
+          [accountId],
+        );
+        await event('fast');
+        assert.deepEqual(await drain(feed, 0, 3), [], 'waits at the gap while its transaction is open');
+        await other.query('commit');
+        assert.deepEqual(await drain(feed, 2), ['slow', 'fast']);
+      } finally {
+        await other.end();
+      }
+    },
+  );
 });

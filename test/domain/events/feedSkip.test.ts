@@ -18,7 +18,12 @@ const testDb = await migratedDb();
 const db = testDb.db;
 const quiet = (await accounts.create(db, { name: 'Quiet' }, 100)).id; // an account nobody consumes
 const hooked = (await accounts.create(db, { name: 'Hooked' }, 100)).id; // an account with a webhook for subscriber.updated only
-await webhooks.create(db, hooked, { url: 'http://127.0.0.1:9/h', events: ['subscriber.updated'] }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
+await webhooks.create(
+  db,
+  hooked,
+  { url: 'http://127.0.0.1:9/h', events: ['subscriber.updated'] },
+  { ALLOW_PRIVATE_WEBHOOK_URLS: true },
+);
 let n = 0;
 
 /** a fresh reader with the webhook filter, starting at the log's end */
@@ -28,7 +33,8 @@ async function newFeed(batchSize = 50, skipStride = 200) {
   return feed;
 }
 
-const event = (accountId: string, label: string, type: EventType = 'subscriber.updated', trx: Db = db) => recordEvent(trx, accountId, type, { n: label });
+const event = (accountId: string, label: string, type: EventType = 'subscriber.updated', trx: Db = db) =>
+  recordEvent(trx, accountId, type, { n: label });
 
 /** Consumes until caught up (or 5 s for a gap that waits on other sessions); returns the labels of the events in the handled ranges and the handler calls. */
 async function drain(feed: EventFeed, want = 0) {
@@ -38,7 +44,9 @@ async function drain(feed: EventFeed, want = 0) {
   const handle = async (trx: Db, b: FeedBatch) => {
     calls++;
     assert.deepEqual(b.events, [], 'a seqsOnly reader gets no rows');
-    const { rows } = await sql<{ n: string }>`select data->>'n' as n from events where seq > ${b.fromSeq} and seq <= ${b.toSeq} order by seq`.execute(trx);
+    const { rows } = await sql<{
+      n: string;
+    }>`select data->>'n' as n from events where seq > ${b.fromSeq} and seq <= ${b.toSeq} order by seq`.execute(trx);
     labels.push(...rows.map((r) => r.n));
   };
   const until = Date.now() + 5000;
@@ -58,10 +66,13 @@ describe('Event feed with a wanted filter', () => {
     for (let i = 0; i < 450; i++) await event(quiet, `q${i}`);
     let rounds = 0;
     let calls = 0;
-    for (let k; (k = await feed.consume(db, async () => void calls++)) > 0; ) rounds++;
+    for (let k; (k = await feed.consume(db, async () => void calls++)) > 0;) rounds++;
     assert.equal(calls, 0, 'the handler never ran');
     assert.equal(rounds, 2, '450 events in strides of 200; the last stride, reaching the end, reports caught up');
-    const { rows } = await sql<{ last_seq: number; max: number }>`select last_seq, (select max(seq) from events) as max from event_cursors where name = ${feed.name}`.execute(db);
+    const { rows } = await sql<{
+      last_seq: number;
+      max: number;
+    }>`select last_seq, (select max(seq) from events) as max from event_cursors where name = ${feed.name}`.execute(db);
     assert.equal(Number(rows[0]!.last_seq), Number(rows[0]!.max));
   });
 
@@ -77,22 +88,43 @@ describe('Event feed with a wanted filter', () => {
       if (i % 90 === 0) await event(hooked, `created${i}`, 'subscriber.created'); // a type the webhook does not take
     }
     const seen = await drain(feed);
-    assert.deepEqual(seen.labels.filter((l) => l.startsWith('w')), wanted, 'every wanted event, once, in order');
+    assert.deepEqual(
+      seen.labels.filter((l) => l.startsWith('w')),
+      wanted,
+      'every wanted event, once, in order',
+    );
     assert.ok(seen.calls <= wanted.length, `the handler ran only for wanted events (${seen.calls} calls)`);
     assert.deepEqual((await drain(feed)).labels, [], 'nothing is told twice');
   });
 
   test('with the real fan-out: deliveries for exactly the subscribed events, none for other accounts or types', async () => {
     const acc = (await accounts.create(db, { name: 'Fan' }, 100)).id;
-    const hook = await webhooks.create(db, acc, { url: 'http://127.0.0.1:9/f', events: ['subscriber.created'] }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
-    const all = await webhooks.create(db, acc, { url: 'http://127.0.0.1:9/all', events: ['*'], enabled: false }, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
+    const hook = await webhooks.create(
+      db,
+      acc,
+      { url: 'http://127.0.0.1:9/f', events: ['subscriber.created'] },
+      { ALLOW_PRIVATE_WEBHOOK_URLS: true },
+    );
+    const all = await webhooks.create(
+      db,
+      acc,
+      { url: 'http://127.0.0.1:9/all', events: ['*'], enabled: false },
+      { ALLOW_PRIVATE_WEBHOOK_URLS: true },
+    );
     const feed = await newFeed(20, 100);
     for (let i = 0; i < 150; i++) await event(quiet, `q${i}`, 'subscriber.created');
     for (let i = 0; i < 5; i++) await event(acc, `c${i}`, 'subscriber.created');
     for (let i = 0; i < 5; i++) await event(acc, `u${i}`, 'subscriber.updated');
     while ((await feed.consume(db, async (trx, b) => void (await fanOut(trx, b)))) > 0);
-    const rows = await db.selectFrom('webhook_deliveries').select(['webhook_id', 'event_type']).where('account_id', '=', acc).execute();
-    assert.deepEqual(rows.map((r) => [r.webhook_id, r.event_type]), Array.from({ length: 5 }, () => [hook.id, 'subscriber.created']));
+    const rows = await db
+      .selectFrom('webhook_deliveries')
+      .select(['webhook_id', 'event_type'])
+      .where('account_id', '=', acc)
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.webhook_id, r.event_type]),
+      Array.from({ length: 5 }, () => [hook.id, 'subscriber.created']),
+    );
     assert.equal(rows.filter((r) => r.webhook_id === all.id).length, 0, 'a disabled webhook gets nothing');
   });
 
@@ -120,27 +152,40 @@ describe('Event feed with a wanted filter', () => {
     );
     await event(hooked, 'after');
     const seen = await drain(feed, 2);
-    assert.deepEqual(seen.labels.filter((l) => l !== 'before'), ['after']);
+    assert.deepEqual(
+      seen.labels.filter((l) => l !== 'before'),
+      ['after'],
+    );
   });
 
-  test('PostgreSQL: a wanted event whose transaction commits late is not skipped with the unwanted ones around it', { skip: backend !== 'postgres' && 'needs a second connection' }, async () => {
-    const feed = await newFeed();
-    const other = new pg.Client(testDb.clientConfig);
-    await other.connect();
-    try {
-      await event(quiet, 'q1');
-      await other.query('begin');
-      // takes the lower seq, commits last
-      await other.query(`insert into events (account_id, type, data) values ($1, 'subscriber.updated', '{"n":"slow"}')`, [hooked]);
-      await event(quiet, 'q2');
-      await event(hooked, 'fast');
-      const early = await drain(feed, 0);
-      assert.deepEqual(early.labels, [], 'waits at the gap: nothing after it is handled or skipped');
-      await other.query('commit');
-      const seen = await drain(feed, 3);
-      assert.deepEqual(seen.labels.filter((l) => l === 'slow' || l === 'fast'), ['slow', 'fast']);
-    } finally {
-      await other.end();
-    }
-  });
+  test(
+    'PostgreSQL: a wanted event whose transaction commits late is not skipped with the unwanted ones around it',
+    { skip: backend !== 'postgres' && 'needs a second connection' },
+    async () => {
+      const feed = await newFeed();
+      const other = new pg.Client(testDb.clientConfig);
+      await other.connect();
+      try {
+        await event(quiet, 'q1');
+        await other.query('begin');
+        // takes the lower seq, commits last
+        await other.query(
+          `insert into events (account_id, type, data) values ($1, 'subscriber.updated', '{"n":"slow"}')`,
+          [hooked],
+        );
+        await event(quiet, 'q2');
+        await event(hooked, 'fast');
+        const early = await drain(feed, 0);
+        assert.deepEqual(early.labels, [], 'waits at the gap: nothing after it is handled or skipped');
+        await other.query('commit');
+        const seen = await drain(feed, 3);
+        assert.deepEqual(
+          seen.labels.filter((l) => l === 'slow' || l === 'fast'),
+          ['slow', 'fast'],
+        );
+      } finally {
+        await other.end();
+      }
+    },
+  );
 });

@@ -40,14 +40,21 @@ const mail = { transport, config: { secret: SECRET, publicUrl: 'http://forms.tes
 async function refuseFormSubmitted(accountId: string): Promise<() => Promise<void>> {
   const name = sql.id(`refuse_${accountId.replace(/-/g, '')}`);
   await sql`create trigger ${name} before insert on events for each row
-    when (new.type = 'form.submitted' and new.account_id = ${sql.lit(accountId)}::uuid) execute function refuse_form_submitted()`.execute(db);
+    when (new.type = 'form.submitted' and new.account_id = ${sql.lit(accountId)}::uuid) execute function refuse_form_submitted()`.execute(
+    db,
+  );
   return async () => void (await sql`drop trigger ${name} on events`.execute(db));
 }
 
 async function setup(doubleOptIn: boolean) {
   const accountId = (await accounts.create(db, { name: 'Forms' }, 1000)).id;
   const groupId = await createGroup(db, accountId, 'Readers');
-  const form = await forms.create(db, accountId, { name: 'Newsletter', group_ids: [groupId], double_opt_in: doubleOptIn, fields: [{ key: 'first_name' }] });
+  const form = await forms.create(db, accountId, {
+    name: 'Newsletter',
+    group_ids: [groupId],
+    double_opt_in: doubleOptIn,
+    fields: [{ key: 'first_name' }],
+  });
   return { accountId, groupId, form };
 }
 
@@ -57,10 +64,26 @@ const n = (row: { n: number | string | bigint }) => Number(row.n);
 /** What a sign-up has left behind: subscribers, memberships of the form's group, events, the form's counters. */
 async function written({ accountId, groupId, form }: Awaited<ReturnType<typeof setup>>) {
   return {
-    subscribers: n(await db.selectFrom('subscribers').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow()),
-    memberships: n(await db.selectFrom('subscriber_groups').select((eb) => eb.fn.countAll<number>().as('n')).where('group_id', '=', groupId).executeTakeFirstOrThrow()),
+    subscribers: n(
+      await db
+        .selectFrom('subscribers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow(),
+    ),
+    memberships: n(
+      await db
+        .selectFrom('subscriber_groups')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('group_id', '=', groupId)
+        .executeTakeFirstOrThrow(),
+    ),
     events: await eventTypes(db, accountId),
-    stats: await db.selectFrom('forms').select(['submissions', 'confirmations']).where('id', '=', form.id).executeTakeFirstOrThrow(),
+    stats: await db
+      .selectFrom('forms')
+      .select(['submissions', 'confirmations'])
+      .where('id', '=', form.id)
+      .executeTakeFirstOrThrow(),
   };
 }
 
@@ -69,15 +92,31 @@ const linkToken = (msg: OutgoingMessage) => /\/f\/confirm\/([A-Za-z0-9_\-.]+)/.e
 describe('form sign-up', () => {
   test('writes the subscriber, its groups and form.submitted together', async () => {
     const f = await setup(false);
-    assert.equal((await signups.submit(db, mail, f.form.id, { email: 'ada@example.com', first_name: 'Ada' })).status, 'subscribed');
-    assert.deepEqual(await written(f), { subscribers: 1, memberships: 1, events: SIGNED_UP, stats: { submissions: 1, confirmations: 0 } });
+    assert.equal(
+      (await signups.submit(db, mail, f.form.id, { email: 'ada@example.com', first_name: 'Ada' })).status,
+      'subscribed',
+    );
+    assert.deepEqual(await written(f), {
+      subscribers: 1,
+      memberships: 1,
+      events: SIGNED_UP,
+      stats: { submissions: 1, confirmations: 0 },
+    });
   });
 
   test('a failure writing form.submitted rolls the whole sign-up back: no subscriber, no membership, no count', async () => {
     const f = await setup(false);
     await refuseFormSubmitted(f.accountId);
-    await assert.rejects(signups.submit(db, mail, f.form.id, { email: 'ada@example.com', first_name: 'Ada' }), /form\.submitted refused/);
-    assert.deepEqual(await written(f), { subscribers: 0, memberships: 0, events: [], stats: { submissions: 0, confirmations: 0 } });
+    await assert.rejects(
+      signups.submit(db, mail, f.form.id, { email: 'ada@example.com', first_name: 'Ada' }),
+      /form\.submitted refused/,
+    );
+    assert.deepEqual(await written(f), {
+      subscribers: 0,
+      memberships: 0,
+      events: [],
+      stats: { submissions: 0, confirmations: 0 },
+    });
   });
 });
 
@@ -85,11 +124,21 @@ describe('double opt-in confirmation', () => {
   test('writes the subscriber, its groups and form.submitted together, once', async () => {
     const f = await setup(true);
     assert.equal((await signups.submit(db, mail, f.form.id, { email: 'bob@example.com' })).status, 'pending');
-    assert.deepEqual(await written(f), { subscribers: 0, memberships: 0, events: [], stats: { submissions: 1, confirmations: 0 } });
+    assert.deepEqual(await written(f), {
+      subscribers: 0,
+      memberships: 0,
+      events: [],
+      stats: { submissions: 1, confirmations: 0 },
+    });
     const token = linkToken(sent.at(-1)!);
     assert.equal((await signups.confirm(db, mail.config, token)).status, 'confirmed');
     assert.equal((await signups.confirm(db, mail.config, token)).status, 'already_confirmed');
-    assert.deepEqual(await written(f), { subscribers: 1, memberships: 1, events: SIGNED_UP, stats: { submissions: 1, confirmations: 1 } });
+    assert.deepEqual(await written(f), {
+      subscribers: 1,
+      memberships: 1,
+      events: SIGNED_UP,
+      stats: { submissions: 1, confirmations: 1 },
+    });
   });
 
   test('a failure writing form.submitted rolls the confirmation back, and the link still works afterwards', async () => {
@@ -98,10 +147,20 @@ describe('double opt-in confirmation', () => {
     const token = linkToken(sent.at(-1)!);
     const allow = await refuseFormSubmitted(f.accountId);
     await assert.rejects(signups.confirm(db, mail.config, token), /form\.submitted refused/);
-    assert.deepEqual(await written(f), { subscribers: 0, memberships: 0, events: [], stats: { submissions: 1, confirmations: 0 } });
+    assert.deepEqual(await written(f), {
+      subscribers: 0,
+      memberships: 0,
+      events: [],
+      stats: { submissions: 1, confirmations: 0 },
+    });
 
     await allow();
     assert.equal((await signups.confirm(db, mail.config, token)).status, 'confirmed');
-    assert.deepEqual(await written(f), { subscribers: 1, memberships: 1, events: SIGNED_UP, stats: { submissions: 1, confirmations: 1 } });
+    assert.deepEqual(await written(f), {
+      subscribers: 1,
+      memberships: 1,
+      events: SIGNED_UP,
+      stats: { submissions: 1, confirmations: 1 },
+    });
   });
 });

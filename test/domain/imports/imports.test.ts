@@ -38,14 +38,28 @@ describe('imports.list', () => {
     const page = await imports.list(db, accountId, { per_page: 1 });
     assert.deepEqual(Object.keys(page), ['items', 'page', 'per_page', 'total']);
     assert.deepEqual([page.page, page.per_page, page.total], [1, 1, 2]);
-    assert.deepEqual(page.items.map((j) => j.job_id), [second.job_id]);
-    assert.deepEqual((await imports.list(db, accountId, { page: 2, per_page: 1 })).items.map((j) => j.file_name), ['first.csv']);
+    assert.deepEqual(
+      page.items.map((j) => j.job_id),
+      [second.job_id],
+    );
+    assert.deepEqual(
+      (await imports.list(db, accountId, { page: 2, per_page: 1 })).items.map((j) => j.file_name),
+      ['first.csv'],
+    );
     assert.equal(first.file_name, 'first.csv');
   });
 
   test('follows the one page rule: per_page clamped to 100, a bad page refused with a field map', async () => {
     const accountId = (await accounts.create(db, { name: 'Empty' }, 1000)).id;
-    assert.deepEqual(await imports.list(db, accountId, { per_page: 500 }), { items: [], page: 1, per_page: 100, total: 0 });
-    await assert.rejects(imports.list(db, accountId, { page: 0 }), (e: unknown) => e instanceof Validation && e.message === 'page: page must be a positive integer');
+    assert.deepEqual(await imports.list(db, accountId, { per_page: 500 }), {
+      items: [],
+      page: 1,
+      per_page: 100,
+      total: 0,
+    });
+    await assert.rejects(
+      imports.list(db, accountId, { page: 0 }),
+      (e: unknown) => e instanceof Validation && e.message === 'page: page must be a positive integer',
+    );
   });
 });

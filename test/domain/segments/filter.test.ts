@@ -16,7 +16,7 @@ const NOW = Date.now();
 const today = (offsetDays: number) => new Date(NOW - offsetDays * DAY).toISOString().slice(0, 10);
 const FIXED_INSTANT = '2025-06-01T00:00:00.000Z'; // some subscribers are created exactly then: gte/lte boundaries
 
-const TEXTS = ['Ada', 'ada', 'ADA lovelace', 'Bob', 'al%', 'Al_x', 'a\\b', 'O\'Brien', 'zed', ''];
+const TEXTS = ['Ada', 'ada', 'ADA lovelace', 'Bob', 'al%', 'Al_x', 'a\\b', "O'Brien", 'zed', ''];
 const FRAGMENTS = ['a', 'A', 'ad', 'lo', '%', '_', '\\', "'", 'b', 'zed', 'x', 'ada lovelace', 'e'];
 const EMAIL_LOCALS = ['ada', 'Bob', 'a_b', 'x%y', 'c\\d', 'zed'];
 const DOMAINS = ['example.com', 'Mail.org'];
@@ -53,7 +53,8 @@ function randomCustom(r: Rng): Record<string, unknown> {
   // each key: missing, a value of its own type, or bad data of another JSON type
   if (r.chance(0.7)) cf.city = r.chance(0.85) ? r.pick(TEXTS) : r.pick([42, true, { a: 1 }]);
   if (r.chance(0.7)) cf.score = r.chance(0.85) ? r.pick(NUMBERS) : r.pick(['12', 'abc', true, null]);
-  if (r.chance(0.7)) cf.birthday = r.chance(0.8) ? today(r.pick(DATE_OFFSETS)) : r.pick(['not-a-date', 5, '2024-1-1', false]);
+  if (r.chance(0.7))
+    cf.birthday = r.chance(0.8) ? today(r.pick(DATE_OFFSETS)) : r.pick(['not-a-date', 5, '2024-1-1', false]);
   if (r.chance(0.7)) cf.vip = r.chance(0.85) ? r.chance(0.5) : r.pick(['true', 1, 'yes']);
   return cf;
 }
@@ -64,9 +65,13 @@ function randomValue(r: Rng, kind: Kind, op: string, ctx: { groups: string[]; ca
   const one = (): unknown => {
     switch (kind) {
       case 'email':
-        return op === 'eq' ? r.pick(['ada0@example.com', 'BOB1@mail.org', 'nobody@x.y']) : r.pick([...FRAGMENTS, '@mail.org', 'example.com']);
+        return op === 'eq'
+          ? r.pick(['ada0@example.com', 'BOB1@mail.org', 'nobody@x.y'])
+          : r.pick([...FRAGMENTS, '@mail.org', 'example.com']);
       case 'text':
-        return ['contains', 'starts_with', 'ends_with', 'not_contains'].includes(op) ? r.pick(FRAGMENTS) : r.pick(TEXTS);
+        return ['contains', 'starts_with', 'ends_with', 'not_contains'].includes(op)
+          ? r.pick(FRAGMENTS)
+          : r.pick(TEXTS);
       case 'status':
         return r.pick(STATUSES);
       case 'created_at':
@@ -87,9 +92,19 @@ function randomValue(r: Rng, kind: Kind, op: string, ctx: { groups: string[]; ca
 }
 
 const FIELD_KINDS: [string, Kind][] = [
-  ['email', 'email'], ['first_name', 'text'], ['last_name', 'text'], ['phone', 'text'], ['status', 'status'], ['created_at', 'created_at'],
-  ['custom_fields.city', 'text'], ['custom_fields.score', 'number'], ['custom_fields.birthday', 'date'], ['custom_fields.vip', 'boolean'],
-  ['group', 'group'], ['campaign_opened', 'campaign'], ['campaign_clicked', 'campaign'],
+  ['email', 'email'],
+  ['first_name', 'text'],
+  ['last_name', 'text'],
+  ['phone', 'text'],
+  ['status', 'status'],
+  ['created_at', 'created_at'],
+  ['custom_fields.city', 'text'],
+  ['custom_fields.score', 'number'],
+  ['custom_fields.birthday', 'date'],
+  ['custom_fields.vip', 'boolean'],
+  ['group', 'group'],
+  ['campaign_opened', 'campaign'],
+  ['campaign_clicked', 'campaign'],
 ];
 
 function randomFilter(r: Rng, ctx: { groups: string[]; campaigns: string[] }, depth = 1): Filter {
@@ -98,7 +113,9 @@ function randomFilter(r: Rng, ctx: { groups: string[]; campaigns: string[] }, de
     if (depth < 3 && r.chance(0.25)) return randomFilter(r, ctx, depth + 1);
     const [field, kind] = r.pick(FIELD_KINDS);
     const operator = r.pick(OPERATORS_BY_KIND[kind]);
-    return operator === 'is_set' || operator === 'is_not_set' ? { field, operator } : { field, operator, value: randomValue(r, kind, operator, ctx) };
+    return operator === 'is_set' || operator === 'is_not_set'
+      ? { field, operator }
+      : { field, operator, value: randomValue(r, kind, operator, ctx) };
   });
   return { match: r.chance(0.5) ? 'all' : 'any', rules };
 }
@@ -177,7 +194,11 @@ function cmp<T extends number | string>(a: T, op: string, b: T): boolean {
 
 // ---- the data set ----
 async function seed(db: Db, accountId: string, r: Rng, count: number) {
-  const groups = await db.insertInto('groups').values(['G1', 'G2', 'G3'].map((name) => ({ account_id: accountId, name }))).returning('id').execute();
+  const groups = await db
+    .insertInto('groups')
+    .values(['G1', 'G2', 'G3'].map((name) => ({ account_id: accountId, name })))
+    .returning('id')
+    .execute();
   const groupIds = groups.map((g) => g.id);
   const campaigns = [crypto.randomUUID(), crypto.randomUUID()];
   const subs: Omit<Sub, 'id'>[] = Array.from({ length: count }, (_, i) => ({
@@ -194,15 +215,38 @@ async function seed(db: Db, accountId: string, r: Rng, count: number) {
   }));
   const rows = await db
     .insertInto('subscribers')
-    .values(subs.map((s) => ({ account_id: accountId, email: s.email, first_name: s.first_name, last_name: s.last_name, phone: s.phone, status: s.status as 'active', created_at: s.created_at, custom_fields: JSON.stringify(s.custom_fields) })))
+    .values(
+      subs.map((s) => ({
+        account_id: accountId,
+        email: s.email,
+        first_name: s.first_name,
+        last_name: s.last_name,
+        phone: s.phone,
+        status: s.status as 'active',
+        created_at: s.created_at,
+        custom_fields: JSON.stringify(s.custom_fields),
+      })),
+    )
     .returning('id')
     .execute();
   const all: Sub[] = subs.map((s, i) => ({ ...s, id: rows[i]!.id }));
-  const memberships = all.flatMap((s) => [...s.groups].map((g) => ({ group_id: g, subscriber_id: s.id, account_id: accountId })));
+  const memberships = all.flatMap((s) =>
+    [...s.groups].map((g) => ({ group_id: g, subscriber_id: s.id, account_id: accountId })),
+  );
   if (memberships.length) await db.insertInto('subscriber_groups').values(memberships).execute();
   const events = all.flatMap((s) => [
-    ...[...s.opened].map((c) => ({ account_id: accountId, type: 'email.opened', subscriber_id: s.id, data: JSON.stringify({ campaign_id: c, subscriber: { id: s.id, email: s.email } }) })),
-    ...[...s.clicked].map((c) => ({ account_id: accountId, type: 'email.clicked', subscriber_id: s.id, data: JSON.stringify({ campaign_id: c, url: 'https://x.test' }) })),
+    ...[...s.opened].map((c) => ({
+      account_id: accountId,
+      type: 'email.opened',
+      subscriber_id: s.id,
+      data: JSON.stringify({ campaign_id: c, subscriber: { id: s.id, email: s.email } }),
+    })),
+    ...[...s.clicked].map((c) => ({
+      account_id: accountId,
+      type: 'email.clicked',
+      subscriber_id: s.id,
+      data: JSON.stringify({ campaign_id: c, url: 'https://x.test' }),
+    })),
   ]);
   if (events.length) await db.insertInto('events').values(events).execute();
   return { subs: all, ctx: { groups: groupIds, campaigns } };
@@ -222,11 +266,23 @@ describe('Segment filter compiler', () => {
     for (let i = 0; i < 300; i++) {
       const filter = randomFilter(r, ctx);
       assert.deepEqual(checkRules(filter, TYPES), [], `generator made an invalid filter: ${JSON.stringify(filter)}`);
-      const rows = await db.selectFrom('subscribers').select('id').where('account_id', '=', account.id).where(whereMatches(filter, TYPES)).execute();
+      const rows = await db
+        .selectFrom('subscribers')
+        .select('id')
+        .where('account_id', '=', account.id)
+        .where(whereMatches(filter, TYPES))
+        .execute();
       const got = rows.map((x) => x.id).sort();
-      const want = subs.filter((s) => evalFilter(filter, s)).map((s) => s.id).sort();
+      const want = subs
+        .filter((s) => evalFilter(filter, s))
+        .map((s) => s.id)
+        .sort();
       if (got.length > 0 && got.length < subs.length) nonTrivial++;
-      assert.deepEqual(got, want, `seed ${seedValue}, filter ${JSON.stringify(filter)}: SQL selected ${got.length}, evaluator ${want.length}`);
+      assert.deepEqual(
+        got,
+        want,
+        `seed ${seedValue}, filter ${JSON.stringify(filter)}: SQL selected ${got.length}, evaluator ${want.length}`,
+      );
     }
     // the pools are chosen so most filters split the set; a generator that only makes empty or full sets proves little
     assert.ok(nonTrivial > 150, `only ${nonTrivial} of 300 filters selected a proper subset`);
@@ -237,12 +293,23 @@ describe('Segment filter compiler', () => {
     const account = await accounts.create(db, { name: 'Untyped' }, 100_000);
     const { subs, ctx } = await seed(db, account.id, r, 120);
     // is_set on an untyped custom field cannot know the type, so it reads as text: leave it out here
-    const untypedSetOp = (f: Filter): boolean => f.rules.some((x) => ('match' in x ? untypedSetOp(x) : x.field.startsWith('custom_fields.') && x.operator.startsWith('is_')));
+    const untypedSetOp = (f: Filter): boolean =>
+      f.rules.some((x) =>
+        'match' in x ? untypedSetOp(x) : x.field.startsWith('custom_fields.') && x.operator.startsWith('is_'),
+      );
     for (let i = 0; i < 100; i++) {
       const filter = randomFilter(r, ctx);
       if (untypedSetOp(filter)) continue;
-      const rows = await db.selectFrom('subscribers').select('id').where('account_id', '=', account.id).where(whereMatches(filter)).execute();
-      const want = subs.filter((s) => evalFilter(filter, s)).map((s) => s.id).sort();
+      const rows = await db
+        .selectFrom('subscribers')
+        .select('id')
+        .where('account_id', '=', account.id)
+        .where(whereMatches(filter))
+        .execute();
+      const want = subs
+        .filter((s) => evalFilter(filter, s))
+        .map((s) => s.id)
+        .sort();
       assert.deepEqual(rows.map((x) => x.id).sort(), want, JSON.stringify(filter));
     }
   });

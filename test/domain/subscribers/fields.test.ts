@@ -15,17 +15,42 @@ const newAccount = async () => (await accounts.create(db, { name: 'Fields' }, 10
 describe('fields domain', () => {
   test('coerceValue: each type accepts what it can represent and refuses the rest (undefined); null clears', () => {
     const cases: [fields.FieldType, unknown, unknown][] = [
-      ['text', 'x', 'x'], ['text', 5, '5'], ['text', true, 'true'], ['text', { a: 1 }, undefined], ['text', [], undefined],
-      ['number', 5, 5], ['number', ' 4.5 ', 4.5], ['number', '', null], ['number', 'x', undefined], ['number', Infinity, undefined], ['number', true, undefined],
-      ['boolean', true, true], ['boolean', 'YES', true], ['boolean', '0', false], ['boolean', 'no', false], ['boolean', '', null], ['boolean', 'maybe', undefined], ['boolean', 2, undefined],
-      ['date', '2024-02-29', '2024-02-29'], ['date', '2024-02-29T10:00:00Z', '2024-02-29'], ['date', '2023-02-29', undefined], ['date', '29/02/2024', undefined], ['date', 20240229, undefined], ['date', '', null],
-      ['text', null, null], ['number', null, null],
+      ['text', 'x', 'x'],
+      ['text', 5, '5'],
+      ['text', true, 'true'],
+      ['text', { a: 1 }, undefined],
+      ['text', [], undefined],
+      ['number', 5, 5],
+      ['number', ' 4.5 ', 4.5],
+      ['number', '', null],
+      ['number', 'x', undefined],
+      ['number', Infinity, undefined],
+      ['number', true, undefined],
+      ['boolean', true, true],
+      ['boolean', 'YES', true],
+      ['boolean', '0', false],
+      ['boolean', 'no', false],
+      ['boolean', '', null],
+      ['boolean', 'maybe', undefined],
+      ['boolean', 2, undefined],
+      ['date', '2024-02-29', '2024-02-29'],
+      ['date', '2024-02-29T10:00:00Z', '2024-02-29'],
+      ['date', '2023-02-29', undefined],
+      ['date', '29/02/2024', undefined],
+      ['date', 20240229, undefined],
+      ['date', '', null],
+      ['text', null, null],
+      ['number', null, null],
     ];
-    for (const [type, value, expected] of cases) assert.deepEqual(fields.coerceValue(type, value), expected, `${type} ${JSON.stringify(value)}`);
+    for (const [type, value, expected] of cases)
+      assert.deepEqual(fields.coerceValue(type, value), expected, `${type} ${JSON.stringify(value)}`);
   });
 
   test('coerceWith names every unknown key and every bad value in one Validation', () => {
-    const defs = new Map<string, fields.FieldType>([['age', 'number'], ['vip', 'boolean']]);
+    const defs = new Map<string, fields.FieldType>([
+      ['age', 'number'],
+      ['vip', 'boolean'],
+    ]);
     assert.deepEqual(fields.coerceWith(defs, { age: '3', vip: 'true' }), { age: 3, vip: true });
     try {
       fields.coerceWith(defs, { age: 'x', shoe: 1, vip: '\u0000' });
@@ -53,12 +78,15 @@ describe('fields domain', () => {
     assert.deepEqual([...(await fields.definitions(db, acc)).entries()], [['company', 'text']]);
   });
 
-  test('remove deletes the definition and every value of it; another account\'s field is NotFound', async () => {
+  test("remove deletes the definition and every value of it; another account's field is NotFound", async () => {
     const acc = await newAccount();
     const other = await newAccount();
     const company = await fields.create(db, acc, { key: 'company' });
     await fields.create(db, acc, { key: 'city' });
-    const sub = await subscribers.create(db, acc, { email: 'f@example.com', custom_fields: { company: 'AE', city: 'London' } });
+    const sub = await subscribers.create(db, acc, {
+      email: 'f@example.com',
+      custom_fields: { company: 'AE', city: 'London' },
+    });
     await assert.rejects(fields.remove(db, other, company.id), NotFound);
     await fields.remove(db, acc, company.id);
     assert.deepEqual((await subscribers.get(db, acc, sub.id)).custom_fields, { city: 'London' });

@@ -22,7 +22,10 @@ describe('groups domain', () => {
     await groups.create(db, acc, { name: 'Beta' });
     await assert.rejects(groups.create(db, acc, { name: 'ALPHA' }), Conflict);
     await assert.rejects(groups.update(db, acc, a.id, { name: 'beta' }), Conflict);
-    await assert.rejects(groups.create(db, acc, { name: ' ' }), (e: unknown) => e instanceof Validation && e.message === 'name: Name is required');
+    await assert.rejects(
+      groups.create(db, acc, { name: ' ' }),
+      (e: unknown) => e instanceof Validation && e.message === 'name: Name is required',
+    );
     await groups.create(db, await newAccount(), { name: 'Alpha' }); // another tenant may use it
   });
 
@@ -32,7 +35,10 @@ describe('groups domain', () => {
     for (let i = 0; i < 5; i++) await subscribers.create(db, acc, { email: `s${i}@example.com`, group_ids: [g.id] });
     const s0 = (await subscribers.list(db, acc, { search: 's0@' })).items[0]!;
     await subscribers.update(db, acc, s0.id, { status: 'unsubscribed' });
-    assert.deepEqual([(await groups.get(db, acc, g.id)).subscriber_count, (await groups.get(db, acc, g.id)).active_count], [5, 4]);
+    assert.deepEqual(
+      [(await groups.get(db, acc, g.id)).subscriber_count, (await groups.get(db, acc, g.id)).active_count],
+      [5, 4],
+    );
     for (let i = 0; i < 30; i++) await groups.create(db, acc, { name: `G${String(i).padStart(2, '0')}` });
     const p2 = await groups.list(db, acc, { page: 2, per_page: 25 });
     assert.equal(p2.total, 31);
@@ -46,7 +52,12 @@ describe('groups domain', () => {
     const sub = await subscribers.create(db, acc, { email: 'ev@example.com' });
     await groups.assign(db, acc, g.id, sub.id);
     await groups.unassign(db, acc, g.id, sub.id);
-    const events = await db.selectFrom('events').select(['type', 'data']).where('subscriber_id', '=', sub.id).orderBy('seq').execute();
+    const events = await db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('subscriber_id', '=', sub.id)
+      .orderBy('seq')
+      .execute();
     const payload = { subscriber: { id: sub.id, email: 'ev@example.com' }, group: { id: g.id, name: 'Evented' } };
     assert.deepEqual(events.slice(1), [
       { type: 'subscriber.added_to_group', data: payload },
@@ -64,8 +75,14 @@ describe('groups domain', () => {
     await assert.rejects(groups.remove(db, mine, g.id), NotFound);
     await assert.rejects(groups.members(db, mine, g.id, {}), NotFound);
     await assert.rejects(groups.assign(db, mine, g.id, sub.id), NotFound);
-    await assert.rejects(groups.assign(db, theirs, g.id, sub.id), (e: unknown) => e instanceof NotFound && e.message === 'Subscriber not found');
-    await assert.rejects(groups.get(db, mine, MISSING), (e: unknown) => e instanceof NotFound && e.message === 'Group not found');
+    await assert.rejects(
+      groups.assign(db, theirs, g.id, sub.id),
+      (e: unknown) => e instanceof NotFound && e.message === 'Subscriber not found',
+    );
+    await assert.rejects(
+      groups.get(db, mine, MISSING),
+      (e: unknown) => e instanceof NotFound && e.message === 'Group not found',
+    );
     assert.equal((await groups.get(db, theirs, g.id)).name, 'Theirs');
   });
 });

@@ -19,7 +19,10 @@ async function rejects<E extends Error>(p: Promise<unknown>, type: new (...a: an
   try {
     await p;
   } catch (err) {
-    assert.ok(err instanceof type, `expected ${type.name}, got ${(err as Error).constructor.name}: ${(err as Error).message}`);
+    assert.ok(
+      err instanceof type,
+      `expected ${type.name}, got ${(err as Error).constructor.name}: ${(err as Error).message}`,
+    );
     return err as E;
   }
   assert.fail(`expected ${type.name}`);
@@ -31,7 +34,10 @@ describe('subscribers domain', () => {
     const err = await rejects(subscribers.create(db, acc, { email: ' not an email ' } as any), Validation);
     assert.deepEqual(Object.keys(err.fields), ['email']);
     assert.equal(err.message, 'email: A valid email address is required');
-    const nul = await rejects(subscribers.create(db, acc, { email: 'a@example.com', first_name: 'a\u0000' }), Validation);
+    const nul = await rejects(
+      subscribers.create(db, acc, { email: 'a@example.com', first_name: 'a\u0000' }),
+      Validation,
+    );
     assert.deepEqual(nul.fields, { first_name: ['Must not contain NUL characters or unpaired surrogates'] });
   });
 
@@ -62,7 +68,7 @@ describe('subscribers domain', () => {
     assert.deepEqual([err.message, err.data], ['Subscriber limit reached', { current_count: 1, limit: 1 }]);
   });
 
-  test('getFull by id or by email (case-insensitive); another account\'s id or email is NotFound', async () => {
+  test("getFull by id or by email (case-insensitive); another account's id or email is NotFound", async () => {
     const acc = await newAccount();
     const other = await newAccount();
     const row = await subscribers.create(db, acc, { email: 'Find@Example.com' });
@@ -79,11 +85,16 @@ describe('subscribers domain', () => {
     assert.ok(once.unsubscribed_at);
     await subscribers.update(db, acc, row.id, { status: 'unsubscribed' });
     const types = (await eventsOf(db, acc)).map((e) => e.type);
-    assert.deepEqual(types, ['subscriber.created', 'subscriber.updated', 'subscriber.unsubscribed', 'subscriber.updated']);
+    assert.deepEqual(types, [
+      'subscriber.created',
+      'subscriber.updated',
+      'subscriber.unsubscribed',
+      'subscriber.updated',
+    ]);
     assert.equal((await subscribers.update(db, acc, row.id, { status: 'active' })).unsubscribed_at, null);
   });
 
-  test('update and remove are scoped by account: another account\'s id is NotFound and nothing changes', async () => {
+  test("update and remove are scoped by account: another account's id is NotFound and nothing changes", async () => {
     const acc = await newAccount();
     const other = await newAccount();
     const row = await subscribers.create(db, acc, { email: 's@example.com', first_name: 'Kept' });
@@ -107,7 +118,9 @@ describe('subscribers domain', () => {
     );
     assert.equal((await subscribers.get(db, acc, row.id)).first_name, 'Before');
     assert.deepEqual(await eventTypes(db, acc), typesBefore);
-    await db.transaction().execute((trx) => subscribers.update(trx, acc, row.id, { custom_fields: {}, last_name: 'After' }));
+    await db
+      .transaction()
+      .execute((trx) => subscribers.update(trx, acc, row.id, { custom_fields: {}, last_name: 'After' }));
     assert.equal((await subscribers.get(db, acc, row.id)).last_name, 'After');
     assert.deepEqual(await groupIdsOf(db, row.id), [group]);
   });
@@ -127,23 +140,42 @@ describe('subscribers domain', () => {
     await fields.create(db, acc, { key: 'company' });
     await fields.create(db, acc, { key: 'city' });
     const [g1, g2] = [await createGroup(db, acc, 'G1'), await createGroup(db, acc, 'G2')];
-    const first = await subscribers.upsertByEmail(db, acc, { email: 'Up@example.com', first_name: 'Ada', groups: [g1], custom_fields: { company: 'AE' } });
+    const first = await subscribers.upsertByEmail(db, acc, {
+      email: 'Up@example.com',
+      first_name: 'Ada',
+      groups: [g1],
+      custom_fields: { company: 'AE' },
+    });
     assert.equal(first.created, true);
-    const second = await subscribers.upsertByEmail(db, acc, { email: 'up@EXAMPLE.com', last_name: 'Lovelace', groups: [g2], custom_fields: { city: 'London' } });
+    const second = await subscribers.upsertByEmail(db, acc, {
+      email: 'up@EXAMPLE.com',
+      last_name: 'Lovelace',
+      groups: [g2],
+      custom_fields: { city: 'London' },
+    });
     assert.equal(second.created, false);
     assert.equal(second.subscriber.id, first.subscriber.id);
     const full = await subscribers.getFull(db, acc, { id: first.subscriber.id });
     assert.deepEqual([full.email, full.first_name, full.last_name], ['Up@example.com', 'Ada', 'Lovelace']);
     assert.deepEqual(full.custom_fields, { company: 'AE', city: 'London' });
-    assert.deepEqual(full.groups.map((g) => g.name), ['G1', 'G2']);
+    assert.deepEqual(
+      full.groups.map((g) => g.name),
+      ['G1', 'G2'],
+    );
     const third = await subscribers.upsertByEmail(db, acc, { email: 'new@example.com', status: 'unsubscribed' });
-    assert.deepEqual([third.created, third.subscriber.status, Boolean(third.subscriber.unsubscribed_at)], [true, 'unsubscribed', true]);
+    assert.deepEqual(
+      [third.created, third.subscriber.status, Boolean(third.subscriber.unsubscribed_at)],
+      [true, 'unsubscribed', true],
+    );
   });
 
   test('upsertByEmail: the plan limit applies to new addresses only', async () => {
     const acc = await newAccount(1);
     await subscribers.upsertByEmail(db, acc, { email: 'only@example.com' });
-    assert.equal((await subscribers.upsertByEmail(db, acc, { email: 'ONLY@example.com', first_name: 'Still' })).created, false);
+    assert.equal(
+      (await subscribers.upsertByEmail(db, acc, { email: 'ONLY@example.com', first_name: 'Still' })).created,
+      false,
+    );
     const err = await rejects(subscribers.upsertByEmail(db, acc, { email: 'second@example.com' }), LimitExceeded);
     assert.deepEqual(err.data, { current_count: 1, limit: 1 });
   });
@@ -153,13 +185,30 @@ describe('subscribers domain', () => {
     assert.equal((await subscribers.list(db, acc, { per_page: '250' })).per_page, 100);
     const err = await rejects(subscribers.list(db, acc, { page: '0' }), Validation);
     assert.deepEqual(Object.keys(err.fields), ['page']);
-    assert.deepEqual(pagination(await subscribers.list(db, acc, { search: '' })), { current_page: 1, total_pages: 0, total_count: 0, per_page: 20 });
+    assert.deepEqual(pagination(await subscribers.list(db, acc, { search: '' })), {
+      current_page: 1,
+      total_pages: 0,
+      total_count: 0,
+      per_page: 20,
+    });
   });
 
   test('stats: usage_percentage is the rounded integer share of the limit; complained counts in total only', async () => {
     const acc = await newAccount(7);
     for (const email of ['a@x.io', 'b@x.io', 'c@x.io']) await subscribers.create(db, acc, { email });
-    await db.updateTable('subscribers').set({ status: 'complained' }).where('account_id', '=', acc).where('email', '=', 'c@x.io').execute();
-    assert.deepEqual(await subscribers.stats(db, acc), { total: 3, active: 2, unsubscribed: 0, bounced: 0, limit: 7, usage_percentage: 43 });
+    await db
+      .updateTable('subscribers')
+      .set({ status: 'complained' })
+      .where('account_id', '=', acc)
+      .where('email', '=', 'c@x.io')
+      .execute();
+    assert.deepEqual(await subscribers.stats(db, acc), {
+      total: 3,
+      active: 2,
+      unsubscribed: 0,
+      bounced: 0,
+      limit: 7,
+      usage_percentage: 43,
+    });
   });
 });

@@ -23,17 +23,30 @@ const loopback = { ALLOW_PRIVATE_WEBHOOK_URLS: true };
 
 test('list pages newest first and clamps per_page', async () => {
   const accountId = (await accounts.create(db, { name: 'List' }, 100)).id;
-  for (const name of ['a', 'b', 'c']) await webhooks.create(db, accountId, { name, url: 'http://127.0.0.1:9/h', events: ['*'] }, loopback);
+  for (const name of ['a', 'b', 'c'])
+    await webhooks.create(db, accountId, { name, url: 'http://127.0.0.1:9/h', events: ['*'] }, loopback);
   const first = await webhooks.list(db, accountId, { per_page: 2 });
-  assert.deepEqual({ ...first, items: first.items.map((w) => w.name) }, { items: ['c', 'b'], page: 1, per_page: 2, total: 3 });
-  assert.deepEqual((await webhooks.list(db, accountId, { page: 2, per_page: 2 })).items.map((w) => w.name), ['a']);
+  assert.deepEqual(
+    { ...first, items: first.items.map((w) => w.name) },
+    { items: ['c', 'b'], page: 1, per_page: 2, total: 3 },
+  );
+  assert.deepEqual(
+    (await webhooks.list(db, accountId, { page: 2, per_page: 2 })).items.map((w) => w.name),
+    ['a'],
+  );
   assert.equal((await webhooks.list(db, accountId, { per_page: 500 })).per_page, 100);
 });
 
 test('deliveries page the fan-out of events, filter by status, and get shows the most recent', async () => {
   const accountId = (await accounts.create(db, { name: 'Log' }, 100)).id;
-  const hook = await webhooks.create(db, accountId, { url: 'http://127.0.0.1:9/h', events: ['subscriber.created'] }, loopback);
-  for (const email of ['one@example.com', 'two@example.com', 'three@example.com']) await subscribers.create(db, accountId, { email });
+  const hook = await webhooks.create(
+    db,
+    accountId,
+    { url: 'http://127.0.0.1:9/h', events: ['subscriber.created'] },
+    loopback,
+  );
+  for (const email of ['one@example.com', 'two@example.com', 'three@example.com'])
+    await subscribers.create(db, accountId, { email });
   const feed = delivery.eventFeed();
   let queued = 0;
   for (;;) {
@@ -45,7 +58,9 @@ test('deliveries page the fan-out of events, filter by status, and get shows the
 
   const page = await webhooks.deliveries(db, accountId, hook.id, { per_page: 2 });
   assert.deepEqual({ ...page, items: page.items.length }, { items: 2, page: 1, per_page: 2, total: 3 });
-  assert.ok(page.items.every((d) => d.status === 'pending' && d.event_type === 'subscriber.created' && d.attempts.length === 0));
+  assert.ok(
+    page.items.every((d) => d.status === 'pending' && d.event_type === 'subscriber.created' && d.attempts.length === 0),
+  );
   assert.equal((await webhooks.deliveries(db, accountId, hook.id, { status: 'delivered' })).total, 0);
   assert.equal((await webhooks.get(db, accountId, hook.id)).recent_deliveries.length, 3);
 });

@@ -9,8 +9,27 @@ import { isPrivateAddress, post, refusalOf } from '../../../src/domain/webhooks/
 const PRIVATE_URL = 'URL must not point to a private, loopback or link-local address';
 
 describe('Webhook SSRF guard › addresses', () => {
-  const refused = ['127.0.0.1', '127.8.9.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-    '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'ff02::1'];
+  const refused = [
+    '127.0.0.1',
+    '127.8.9.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    'ff02::1',
+  ];
   for (const address of refused) test(`${address} is private`, () => assert.equal(isPrivateAddress(address), true));
   const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
   for (const address of allowed) test(`${address} is public`, () => assert.equal(isPrivateAddress(address), false));
@@ -30,9 +49,11 @@ describe('Webhook SSRF guard › URLs when saved', () => {
     ['http://localhost:3000/hook', PRIVATE_URL],
     ['https://localhost/hook', PRIVATE_URL],
   ];
-  for (const [url, reason] of cases) test(`${url} → "${reason}"`, async () => assert.equal(await refusalOf(url, false), reason));
+  for (const [url, reason] of cases)
+    test(`${url} → "${reason}"`, async () => assert.equal(await refusalOf(url, false), reason));
 
-  test('a public IP literal is accepted', async () => assert.equal(await refusalOf('https://93.184.216.34/hook', false), null));
+  test('a public IP literal is accepted', async () =>
+    assert.equal(await refusalOf('https://93.184.216.34/hook', false), null));
   test('ALLOW_PRIVATE_WEBHOOK_URLS=true accepts loopback, still not other schemes', async () => {
     assert.equal(await refusalOf('http://localhost:3000/hook', true), null);
     assert.equal(await refusalOf('ftp://localhost/hook', true), 'URL must use http or https');

@@ -53,7 +53,11 @@ describe('session required', () => {
     for (const [method, path] of PROTECTED) {
       const r = await c.raw(method, `/app/api${path}`, method === 'GET' || method === 'DELETE' ? undefined : {});
       assert.equal(r.status, 401, `${method} ${path}`);
-      assert.deepEqual(r.body, { success: false, error: 'Unauthorized', message: 'Sign in to continue' }, `${method} ${path}`);
+      assert.deepEqual(
+        r.body,
+        { success: false, error: 'Unauthorized', message: 'Sign in to continue' },
+        `${method} ${path}`,
+      );
     }
   });
 
@@ -80,12 +84,19 @@ describe('CSRF', () => {
     const r = await client.post('/keys', { name: 'csrf', scopes: ['*'] }, { csrf: false });
     assert.equal(r.status, 403);
     assert.equal(r.body.message, 'Missing x-mailgrove-csrf header');
-    assert.equal((await s.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('api_keys').select('id').where('account_id', '=', accountId).execute()).length,
+      0,
+    );
   });
 
   test('an Origin that is not ours → 403 even with the header; our own origin is accepted', async () => {
     const { client } = await signedIn(s);
-    const evil = await client.post('/keys', { name: 'csrf', scopes: ['*'] }, { headers: { origin: 'https://evil.example' } });
+    const evil = await client.post(
+      '/keys',
+      { name: 'csrf', scopes: ['*'] },
+      { headers: { origin: 'https://evil.example' } },
+    );
     assert.equal(evil.status, 403);
     assert.equal(evil.body.message, 'Cross-origin request refused');
     const own = await client.post('/keys', { name: 'ok', scopes: ['*'] }, { headers: { origin: s.url } });
@@ -102,7 +113,11 @@ describe('API keys in the dashboard (spec Authentication 2–3)', () => {
     assert.match(raw, /^mailgrove_[0-9a-f]{32}$/);
     assert.equal(r.body.data.name, 'Website signup');
     assert.deepEqual(r.body.data.scopes, ['subscribers:write', 'forms:read']);
-    const row = await s.db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     assert.equal(row.key_hash, createHash('sha256').update(raw).digest('hex'));
     assert.equal(row.user_id, userId);
     assert.ok(!JSON.stringify(row).includes(raw.slice(10)), 'the raw key is stored nowhere');
@@ -176,12 +191,19 @@ describe('roles', () => {
     assert.equal((await viewer.client.get('/settings')).status, 200);
     const create = await viewer.client.post('/keys', { name: 'viewer key', scopes: ['*'] });
     assert.equal(create.status, 403);
-    assert.deepEqual(create.body, { success: false, error: 'Forbidden', message: 'Your role (viewer) does not allow this' });
+    assert.deepEqual(create.body, {
+      success: false,
+      error: 'Forbidden',
+      message: 'Your role (viewer) does not allow this',
+    });
     assert.equal((await viewer.client.delete(`/keys/${key.id}`)).status, 403);
     assert.equal((await viewer.client.patch('/settings', { timezone: 'Europe/Berlin' })).status, 403);
     assert.equal((await viewer.client.post('/members', { email: 'x@example.com', role: 'admin' })).status, 403);
     assert.equal((await restClient(s.url, key.key).get('/test-auth')).status, 200, 'the key was not revoked');
-    assert.equal((await s.db.selectFrom('api_keys').select('id').where('account_id', '=', owner.accountId).execute()).length, 1);
+    assert.equal(
+      (await s.db.selectFrom('api_keys').select('id').where('account_id', '=', owner.accountId).execute()).length,
+      1,
+    );
     assert.deepEqual((await viewer.client.get('/me')).body.data.permissions, ['read']);
   });
 
@@ -208,11 +230,25 @@ describe('roles', () => {
 describe('settings', () => {
   test('PATCH /settings changes sender defaults, tracking, verify_emails and timezone', async () => {
     const { client, accountId } = await signedIn(s);
-    const r = await client.patch('/settings', { default_from_name: 'Acme', default_from_email: 'news@acme.test', default_reply_to: 'help@acme.test', tracking_enabled: false, verify_emails: true, timezone: 'Europe/Berlin' });
+    const r = await client.patch('/settings', {
+      default_from_name: 'Acme',
+      default_from_email: 'news@acme.test',
+      default_reply_to: 'help@acme.test',
+      tracking_enabled: false,
+      verify_emails: true,
+      timezone: 'Europe/Berlin',
+    });
     assert.equal(r.status, 200);
     const row = await s.db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirstOrThrow();
     assert.deepEqual(
-      [row.default_from_name, row.default_from_email, row.default_reply_to, row.tracking_enabled, row.verify_emails, row.timezone],
+      [
+        row.default_from_name,
+        row.default_from_email,
+        row.default_reply_to,
+        row.tracking_enabled,
+        row.verify_emails,
+        row.timezone,
+      ],
       ['Acme', 'news@acme.test', 'help@acme.test', false, true, 'Europe/Berlin'],
     );
   });
@@ -223,7 +259,16 @@ describe('settings', () => {
     const bad = await client.patch('/settings', { default_from_email: 'nope' });
     assert.equal(bad.status, 400);
     assert.ok(bad.body.data.default_from_email);
-    assert.equal((await s.db.selectFrom('accounts').select('subscriber_limit').where('id', '=', accountId).executeTakeFirstOrThrow()).subscriber_limit, 1000);
+    assert.equal(
+      (
+        await s.db
+          .selectFrom('accounts')
+          .select('subscriber_limit')
+          .where('id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).subscriber_limit,
+      1000,
+    );
   });
 });
 
@@ -234,19 +279,25 @@ describe('subscribers and notes', () => {
     assert.equal(created.source, 'dashboard');
     await client.post('/subscribers', { email: 'alan@example.com' });
     const found = await client.get('/subscribers?search=grace');
-    assert.deepEqual(found.body.data.subscribers.map((x: { email: string }) => x.email), ['grace@example.com']);
+    assert.deepEqual(
+      found.body.data.subscribers.map((x: { email: string }) => x.email),
+      ['grace@example.com'],
+    );
     const note = await client.post(`/subscribers/${created.id}/notes`, { content: 'Met at the conference' });
     assert.equal(note.status, 201);
     assert.deepEqual(Object.keys(note.body.data).sort(), ['content', 'created_at', 'id']);
     const full = await client.get(`/subscribers/${created.id}`);
-    assert.deepEqual(full.body.data.notes.map((n: { content: string }) => n.content), ['Met at the conference']);
+    assert.deepEqual(
+      full.body.data.notes.map((n: { content: string }) => n.content),
+      ['Met at the conference'],
+    );
     const rows = await s.db.selectFrom('subscriber_notes').selectAll().where('account_id', '=', accountId).execute();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.subscriber_id, created.id);
     assert.equal((await client.get('/overview')).body.data.total, 2);
   });
 
-  test('empty note → 400; another account\'s subscriber → 404 for view and note, nothing written', async () => {
+  test("empty note → 400; another account's subscriber → 404 for view and note, nothing written", async () => {
     const a = await signedIn(s);
     const b = await signedIn(s);
     const sub = (await a.client.post('/subscribers', { email: 'private@example.com' })).body.data;
@@ -255,7 +306,10 @@ describe('subscribers and notes', () => {
     assert.equal(view.status, 404);
     assert.equal(view.body.error, 'Subscriber not found');
     assert.equal((await b.client.post(`/subscribers/${sub.id}/notes`, { content: 'sneaky' })).status, 404);
-    assert.equal((await s.db.selectFrom('subscriber_notes').select('id').where('subscriber_id', '=', sub.id).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('subscriber_notes').select('id').where('subscriber_id', '=', sub.id).execute()).length,
+      0,
+    );
   });
 });
 
@@ -266,14 +320,27 @@ describe('outbox', () => {
     const insert = (accountId: string, subject: string, created_at: Date) =>
       s.db
         .insertInto('outbox')
-        .values({ account_id: accountId, message_id: `<${randomUUID()}@test>`, from_addr: 'a@acme.test', to_addr: 'x@example.com', subject, html: '<p>Hello <img src="http://127.0.0.1/t/o/x"></p>', text: 'Hello', headers: '{}', created_at })
+        .values({
+          account_id: accountId,
+          message_id: `<${randomUUID()}@test>`,
+          from_addr: 'a@acme.test',
+          to_addr: 'x@example.com',
+          subject,
+          html: '<p>Hello <img src="http://127.0.0.1/t/o/x"></p>',
+          text: 'Hello',
+          headers: '{}',
+          created_at,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
     await insert(a.accountId, 'older', new Date(Date.now() - 60_000));
     const newer = await insert(a.accountId, 'newer', new Date());
     const other = await insert(b.accountId, 'not yours', new Date());
     const list = await a.client.get('/outbox');
-    assert.deepEqual(list.body.data.messages.map((m: { subject: string }) => m.subject), ['newer', 'older']);
+    assert.deepEqual(
+      list.body.data.messages.map((m: { subject: string }) => m.subject),
+      ['newer', 'older'],
+    );
     assert.equal(list.body.data.meta.total, 2);
     const html = await a.client.get(`/outbox/${newer.id}/html`);
     assert.equal(html.status, 200);
@@ -290,7 +357,11 @@ describe('imports', () => {
     const a = await signedIn(s);
     const b = await signedIn(s);
     const form = new FormData();
-    form.append('file', new Blob(['email,first_name\nada@example.com,Ada\nbad-email,X\n'], { type: 'text/csv' }), 'people.csv');
+    form.append(
+      'file',
+      new Blob(['email,first_name\nada@example.com,Ada\nbad-email,X\n'], { type: 'text/csv' }),
+      'people.csv',
+    );
     const r = await a.client.post('/imports', form);
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const id = r.body.data.job_id;
@@ -303,7 +374,10 @@ describe('imports', () => {
     assert.equal(job.file_name, 'people.csv');
     assert.deepEqual([job.total_rows, job.created_count, job.failed_count], [2, 1, 1]);
     const history = await a.client.get('/imports');
-    assert.deepEqual(history.body.data.imports.map((j: { job_id: string }) => j.job_id), [id]);
+    assert.deepEqual(
+      history.body.data.imports.map((j: { job_id: string }) => j.job_id),
+      [id],
+    );
     assert.equal((await b.client.get(`/imports/${id}`)).status, 404);
     assert.equal((await b.client.get('/imports')).body.data.imports.length, 0);
   });
@@ -320,9 +394,14 @@ describe('imports', () => {
 describe('segments and forms', () => {
   test('the builder vocabulary comes from the domain: fields incl. custom ones, operators per kind, groups', async () => {
     const { client, accountId } = await signedIn(s);
-    await s.db.insertInto('fields').values({ account_id: accountId, key: 'plan', name: 'Plan', type: 'text' }).execute();
+    await s.db
+      .insertInto('fields')
+      .values({ account_id: accountId, key: 'plan', name: 'Plan', type: 'text' })
+      .execute();
     const a = (await client.get('/audience')).body.data;
-    assert.ok(a.fields.some((f: { field: string; kind: string }) => f.field === 'custom_fields.plan' && f.kind === 'text'));
+    assert.ok(
+      a.fields.some((f: { field: string; kind: string }) => f.field === 'custom_fields.plan' && f.kind === 'text'),
+    );
     assert.deepEqual(a.operators.status, ['eq', 'neq', 'in', 'not_in']);
     assert.deepEqual(a.statuses, ['active', 'unsubscribed', 'bounced', 'complained']);
   });
@@ -331,14 +410,28 @@ describe('segments and forms', () => {
     const owner = await signedIn(s);
     await owner.client.post('/subscribers', { email: 'one@example.com' });
     await owner.client.post('/subscribers', { email: 'two@other.test' });
-    const r = await owner.client.post('/segments', { name: 'Example people', filter: { match: 'all', rules: [{ field: 'email', operator: 'ends_with', value: '@example.com' }] } });
+    const r = await owner.client.post('/segments', {
+      name: 'Example people',
+      filter: { match: 'all', rules: [{ field: 'email', operator: 'ends_with', value: '@example.com' }] },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.data.subscriber_count, 1);
-    const bad = await owner.client.post('/segments', { name: 'Bad', filter: { match: 'all', rules: [{ field: 'email', operator: 'gt', value: 3 }] } });
+    const bad = await owner.client.post('/segments', {
+      name: 'Bad',
+      filter: { match: 'all', rules: [{ field: 'email', operator: 'gt', value: 3 }] },
+    });
     assert.equal(bad.status, 400);
     assert.ok(Object.keys(bad.body.data).some((k) => k.startsWith('filter.rules.0')));
     const viewer = await signedIn(s, 'viewer', owner.accountId);
-    assert.equal((await viewer.client.post('/segments', { name: 'V', filter: { match: 'all', rules: [{ field: 'status', operator: 'eq', value: 'active' }] } })).status, 403);
+    assert.equal(
+      (
+        await viewer.client.post('/segments', {
+          name: 'V',
+          filter: { match: 'all', rules: [{ field: 'status', operator: 'eq', value: 'active' }] },
+        })
+      ).status,
+      403,
+    );
     const other = await signedIn(s);
     assert.equal((await other.client.delete(`/segments/${r.body.data.id}`)).status, 404);
     assert.equal((await owner.client.get('/segments')).body.data.segments.length, 1);
@@ -346,7 +439,11 @@ describe('segments and forms', () => {
 
   test('create a form → its hosted URL and embed snippet; another account → 404', async () => {
     const owner = await signedIn(s);
-    const r = await owner.client.post('/forms', { name: 'Newsletter', type: 'hosted', fields: [{ key: 'email', required: true }, { key: 'first_name' }] });
+    const r = await owner.client.post('/forms', {
+      name: 'Newsletter',
+      type: 'hosted',
+      fields: [{ key: 'email', required: true }, { key: 'first_name' }],
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.data.url, `${s.config.publicUrl}/f/${r.body.data.id}`);
     assert.match(r.body.data.embed, /<form/);
@@ -372,13 +469,23 @@ describe('accounts and team', () => {
 
   test('add a member with a password → they can sign in; the last owner cannot be removed', async () => {
     const owner = await signedIn(s);
-    const added = await owner.client.post('/members', { email: 'new.member@example.com', role: 'editor', password: 'member password' });
+    const added = await owner.client.post('/members', {
+      email: 'new.member@example.com',
+      role: 'editor',
+      password: 'member password',
+    });
     assert.equal(added.status, 201);
     assert.equal(added.body.data.role, 'editor');
     const c = dashboardClient(s.url);
-    assert.equal((await c.post('/session', { email: 'new.member@example.com', password: 'member password' })).status, 200);
+    assert.equal(
+      (await c.post('/session', { email: 'new.member@example.com', password: 'member password' })).status,
+      200,
+    );
     assert.equal((await c.get('/me')).body.data.role, 'editor');
-    assert.equal((await owner.client.post('/members', { email: 'new.member@example.com', role: 'viewer' })).status, 409);
+    assert.equal(
+      (await owner.client.post('/members', { email: 'new.member@example.com', role: 'viewer' })).status,
+      409,
+    );
     const removeSelf = await owner.client.delete(`/members/${owner.userId}`);
     assert.equal(removeSelf.status, 409);
     assert.equal(removeSelf.body.error, 'The last owner cannot be removed');

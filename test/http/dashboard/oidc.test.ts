@@ -27,11 +27,23 @@ const issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
 const dashboardPort = await freePort();
 const dashboardUrl = `http://127.0.0.1:${dashboardPort}`;
 const provider = new Provider(issuer, {
-  clients: [{ ...CLIENT, redirect_uris: [`${dashboardUrl}/app/auth/oidc/callback`], grant_types: ['authorization_code'], response_types: ['code'] }],
+  clients: [
+    {
+      ...CLIENT,
+      redirect_uris: [`${dashboardUrl}/app/auth/oidc/callback`],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+  ],
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
   findAccount: async (_ctx, sub) => ({
     accountId: sub,
-    claims: async () => ({ sub, email: `${sub}@idp.test`, email_verified: !sub.startsWith('unverified'), name: `Person ${sub}` }),
+    claims: async () => ({
+      sub,
+      email: `${sub}@idp.test`,
+      email_verified: !sub.startsWith('unverified'),
+      name: `Person ${sub}`,
+    }),
   }),
   cookies: { keys: ['oidc-test-cookie-key'] },
   ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 },
@@ -40,12 +52,21 @@ const provider = new Provider(issuer, {
 idp.on('request', provider.callback());
 after(() => new Promise((r) => idp.close(r)));
 
-const s = await startServer(fileScope, { PORT: dashboardPort, PUBLIC_URL: dashboardUrl, OIDC_ISSUER: issuer, OIDC_CLIENT_ID: CLIENT.client_id, OIDC_CLIENT_SECRET: CLIENT.client_secret });
+const s = await startServer(fileScope, {
+  PORT: dashboardPort,
+  PUBLIC_URL: dashboardUrl,
+  OIDC_ISSUER: issuer,
+  OIDC_CLIENT_ID: CLIENT.client_id,
+  OIDC_CLIENT_SECRET: CLIENT.client_secret,
+});
 
 /** A cookie jar per host and manual redirects, like a browser. */
 function browser() {
   const jars = new Map<string, Map<string, string>>();
-  async function go(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
+  async function go(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
     let method = init.method ?? 'GET';
     let body: string | undefined = init.form ? new URLSearchParams(init.form).toString() : undefined;
     for (let hops = 0; hops < 20; hops++) {
@@ -80,14 +101,21 @@ function browser() {
       const action = /<form[^>]*action="([^"]+)"/.exec(page.text)?.[1];
       assert.ok(action, `a form on the provider's page ${page.url}`);
       const prompt = /name="prompt" value="(\w+)"/.exec(page.text)?.[1];
-      page = await go(new URL(action, page.url).href, { method: 'POST', form: prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' } });
+      page = await go(new URL(action, page.url).href, {
+        method: 'POST',
+        form: prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: prompt ?? 'consent' },
+      });
     }
     return page;
   }
   const api = (method: string, path: string, body?: unknown) =>
     fetch(`${dashboardUrl}/app/api${path}`, {
       method,
-      headers: { cookie: [...(jars.get(new URL(dashboardUrl).host) ?? [])].map(([k, v]) => `${k}=${v}`).join('; '), 'x-mailgrove-csrf': '1', ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        cookie: [...(jars.get(new URL(dashboardUrl).host) ?? [])].map(([k, v]) => `${k}=${v}`).join('; '),
+        'x-mailgrove-csrf': '1',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
   return { go, signIn, api, jars };
@@ -99,7 +127,10 @@ describe('OIDC sign-in (real oidc-provider)', () => {
     const setup = await b.api('GET', '/setup');
     assert.deepEqual(setup.body.data, { needs_owner: true, sign_in: 'oidc' });
     assert.equal((await b.api('POST', '/session', { email: 'a@b.test', password: 'whatever!' })).status, 409);
-    assert.equal((await b.api('POST', '/setup/owner', { account_name: 'X', email: 'a@b.test', password: 'whatever!' })).status, 409);
+    assert.equal(
+      (await b.api('POST', '/setup/owner', { account_name: 'X', email: 'a@b.test', password: 'whatever!' })).status,
+      409,
+    );
   });
 
   test("first sign-in on a fresh instance creates the owner account; idp_user_id = the provider's sub; test-auth reports it", async () => {
@@ -131,7 +162,10 @@ describe('OIDC sign-in (real oidc-provider)', () => {
     const end = await b.signIn('mallory-sub');
     assert.equal(end.url, `${dashboardUrl}/?signin_error=not_a_member`);
     assert.equal((await b.api('GET', '/me')).status, 401);
-    assert.equal(await s.db.selectFrom('users').select('id').where('idp_user_id', '=', 'mallory-sub').executeTakeFirst(), undefined);
+    assert.equal(
+      await s.db.selectFrom('users').select('id').where('idp_user_id', '=', 'mallory-sub').executeTakeFirst(),
+      undefined,
+    );
   });
 
   test('a member added by email is linked to their sub on first sign-in, only with a verified email', async () => {
@@ -151,13 +185,23 @@ describe('OIDC sign-in (real oidc-provider)', () => {
 
   test('a callback without the pending-login cookie (or with a forged state) signs no one in', async () => {
     const b = browser();
-    const forged = await b.go(`${dashboardUrl}/app/auth/oidc/callback?code=abc&state=forged&iss=${encodeURIComponent(issuer)}`);
+    const forged = await b.go(
+      `${dashboardUrl}/app/auth/oidc/callback?code=abc&state=forged&iss=${encodeURIComponent(issuer)}`,
+    );
     assert.equal(forged.url, `${dashboardUrl}/?signin_error=expired`);
     // a real pending cookie, but a state from somewhere else
     const start = await fetch(`${dashboardUrl}/app/auth/oidc/start`, { redirect: 'manual' });
     const cookie = start.headers.getSetCookie()[0]!.split(';')[0]!;
-    const wrong = await fetch(`${dashboardUrl}/app/auth/oidc/callback?code=abc&state=forged&iss=${encodeURIComponent(issuer)}`, { headers: { cookie }, redirect: 'manual' });
+    const wrong = await fetch(
+      `${dashboardUrl}/app/auth/oidc/callback?code=abc&state=forged&iss=${encodeURIComponent(issuer)}`,
+      { headers: { cookie }, redirect: 'manual' },
+    );
     assert.equal(wrong.headers.get('location'), '/?signin_error=rejected');
-    assert.equal(wrong.headers.getSetCookie().some((c) => c.startsWith('mailgrove_session=') && !c.startsWith('mailgrove_session=;')), false);
+    assert.equal(
+      wrong.headers
+        .getSetCookie()
+        .some((c) => c.startsWith('mailgrove_session=') && !c.startsWith('mailgrove_session=;')),
+      false,
+    );
   });
 });

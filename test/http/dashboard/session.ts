@@ -13,7 +13,12 @@ export interface Reply {
 
 export function dashboardClient(base: string) {
   const jar = new Map<string, string>();
-  const call = async (method: string, path: string, body?: unknown, opts: { csrf?: boolean; headers?: Record<string, string> } = {}): Promise<Reply> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { csrf?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<Reply> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
     if (method !== 'GET' && opts.csrf !== false) headers['x-mailgrove-csrf'] = '1';
@@ -41,9 +46,11 @@ export function dashboardClient(base: string) {
   return {
     jar,
     get: (path: string, headers?: Record<string, string>) => call('GET', `/app/api${path}`, undefined, { headers }),
-    post: (path: string, body?: unknown, opts?: { csrf?: boolean; headers?: Record<string, string> }) => call('POST', `/app/api${path}`, body ?? {}, opts),
+    post: (path: string, body?: unknown, opts?: { csrf?: boolean; headers?: Record<string, string> }) =>
+      call('POST', `/app/api${path}`, body ?? {}, opts),
     put: (path: string, body?: unknown, opts?: { csrf?: boolean }) => call('PUT', `/app/api${path}`, body ?? {}, opts),
-    patch: (path: string, body?: unknown, opts?: { csrf?: boolean }) => call('PATCH', `/app/api${path}`, body ?? {}, opts),
+    patch: (path: string, body?: unknown, opts?: { csrf?: boolean }) =>
+      call('PATCH', `/app/api${path}`, body ?? {}, opts),
     delete: (path: string, opts?: { csrf?: boolean }) => call('DELETE', `/app/api${path}`, undefined, opts),
     raw: call,
   };
@@ -55,12 +62,27 @@ let n = 0;
  * is started through the domain, not the password form: scrypt costs ~0.25 s a hash here, and sign-in
  * itself is tested in setup.test.ts. `withPassword` also gives the member a password.
  */
-export async function signedIn(s: TestServer, role: users.Role = 'owner', accountId?: string, opts: { withPassword?: boolean } = {}) {
+export async function signedIn(
+  s: TestServer,
+  role: users.Role = 'owner',
+  accountId?: string,
+  opts: { withPassword?: boolean } = {},
+) {
   const password = 'correct horse battery';
   const email = `${role}${++n}-${Date.now()}@example.com`;
   const id = accountId ?? (await accounts.create(s.db, { name: `Dashboard ${n}` }, 1000)).id;
-  const member = await users.addMember(s.db, id, { email, role: role === 'owner' ? 'admin' : role, ...(opts.withPassword && { password }) });
-  if (role === 'owner') await s.db.updateTable('memberships').set({ role: 'owner' }).where('account_id', '=', id).where('user_id', '=', member.id).execute();
+  const member = await users.addMember(s.db, id, {
+    email,
+    role: role === 'owner' ? 'admin' : role,
+    ...(opts.withPassword && { password }),
+  });
+  if (role === 'owner')
+    await s.db
+      .updateTable('memberships')
+      .set({ role: 'owner' })
+      .where('account_id', '=', id)
+      .where('user_id', '=', member.id)
+      .execute();
   const c = dashboardClient(s.url);
   const { token } = await sessions.start(s.db, member.id, id, 3_600_000);
   c.jar.set('mailgrove_session', token);

@@ -37,7 +37,12 @@ describe('dashboard: create the owner account, then sign in', () => {
     assert.match(user.idp_user_id, /^local\|[0-9a-f-]{36}$/);
     assert.match(user.password_hash!, /^scrypt\$/);
     assert.ok(!user.password_hash!.includes(owner.password));
-    const membership = await s.db.selectFrom('memberships').innerJoin('accounts', 'accounts.id', 'memberships.account_id').select(['role', 'accounts.name']).where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    const membership = await s.db
+      .selectFrom('memberships')
+      .innerJoin('accounts', 'accounts.id', 'memberships.account_id')
+      .select(['role', 'accounts.name'])
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(membership, { role: 'owner', name: 'Acme' });
     const me = await c.get('/me');
     assert.equal(me.status, 200);
@@ -52,7 +57,11 @@ describe('dashboard: create the owner account, then sign in', () => {
   });
 
   test('create the owner account › a second "create owner" when users exist is refused (409) and creates nothing', async () => {
-    const r = await dashboardClient(s.url).post('/setup/owner', { ...owner, email: 'mallory@evil.test', account_name: 'Takeover' });
+    const r = await dashboardClient(s.url).post('/setup/owner', {
+      ...owner,
+      email: 'mallory@evil.test',
+      account_name: 'Takeover',
+    });
     assert.equal(r.status, 409);
     assert.equal(r.body.success, false);
     assert.equal(r.headers.getSetCookie().length, 0);
@@ -90,18 +99,38 @@ describe('dashboard: create the owner account, then sign in', () => {
   test('change password › the current one must match; then the new one signs in and the old one does not', async () => {
     const c = dashboardClient(s.url);
     await c.post('/session', { email: owner.email, password: owner.password });
-    const wrong = await c.put('/session/password', { current_password: 'not it at all', new_password: 'a brand new password' });
+    const wrong = await c.put('/session/password', {
+      current_password: 'not it at all',
+      new_password: 'a brand new password',
+    });
     assert.equal(wrong.status, 400);
     assert.deepEqual(wrong.body.data, { current_password: ['The current password is not correct'] });
-    assert.equal((await c.put('/session/password', { current_password: owner.password, new_password: 'short' })).status, 400);
-    assert.equal((await c.put('/session/password', { current_password: owner.password, new_password: 'a brand new password' })).status, 200);
-    assert.equal((await dashboardClient(s.url).post('/session', { email: owner.email, password: owner.password })).status, 401);
-    assert.equal((await dashboardClient(s.url).post('/session', { email: owner.email, password: 'a brand new password' })).status, 200);
+    assert.equal(
+      (await c.put('/session/password', { current_password: owner.password, new_password: 'short' })).status,
+      400,
+    );
+    assert.equal(
+      (await c.put('/session/password', { current_password: owner.password, new_password: 'a brand new password' }))
+        .status,
+      200,
+    );
+    assert.equal(
+      (await dashboardClient(s.url).post('/session', { email: owner.email, password: owner.password })).status,
+      401,
+    );
+    assert.equal(
+      (await dashboardClient(s.url).post('/session', { email: owner.email, password: 'a brand new password' })).status,
+      200,
+    );
     owner.password = 'a brand new password';
   });
 
   test('sign in › CSRF: a sign-in POST without the x-mailgrove-csrf header is refused (403)', async () => {
-    const r = await dashboardClient(s.url).post('/session', { email: owner.email, password: owner.password }, { csrf: false });
+    const r = await dashboardClient(s.url).post(
+      '/session',
+      { email: owner.email, password: owner.password },
+      { csrf: false },
+    );
     assert.equal(r.status, 403);
     assert.equal(r.headers.getSetCookie().length, 0);
   });
@@ -109,7 +138,8 @@ describe('dashboard: create the owner account, then sign in', () => {
   test('sign in › 10 wrong passwords a minute per address, then 429', async () => {
     const c = dashboardClient(s.url);
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await c.post('/session', { email: 'guess@acme.test', password: `guess-${i}-xxxx` })).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push((await c.post('/session', { email: 'guess@acme.test', password: `guess-${i}-xxxx` })).status);
     assert.deepEqual(statuses, [...Array(10).fill(401), 429]);
   });
 });

@@ -22,12 +22,21 @@ async function groupOf(mcp: ReturnType<typeof mcpClient>, name = 'Welcome') {
 const steps = (groupId: string) => [
   { type: 'send_email', subject: 'Hi {{ subscriber.first_name }}', content_html: '<p>Welcome</p>' },
   { type: 'delay', amount: 2, unit: 'days' },
-  { type: 'condition', filter: { match: 'all', rules: [{ field: 'group', operator: 'in', value: [groupId] }] }, then: [{ type: 'remove_from_group', group_id: groupId }] },
+  {
+    type: 'condition',
+    filter: { match: 'all', rules: [{ field: 'group', operator: 'in', value: [groupId] }] },
+    then: [{ type: 'remove_from_group', group_id: groupId }],
+  },
 ];
 
 async function createOne(mcp: ReturnType<typeof mcpClient>, extra: Record<string, unknown> = {}) {
   const groupId = await groupOf(mcp, `G ${Math.random()}`);
-  const r = await mcp.call('create_automation', { name: 'Welcome series', trigger: { type: 'joined_group', group_id: groupId }, steps: steps(groupId), ...extra });
+  const r = await mcp.call('create_automation', {
+    name: 'Welcome series',
+    trigger: { type: 'joined_group', group_id: groupId },
+    steps: steps(groupId),
+    ...extra,
+  });
   assert.equal(r.isError, false, JSON.stringify(r.body ?? r.error));
   return r.body.data;
 }
@@ -41,15 +50,38 @@ describe('create_automation', () => {
     assert.equal(a.trigger.type, 'joined_group');
     assert.equal(a.steps.length, 3);
     assert.deepEqual(a.steps[2].else, [], 'a missing branch is an empty list');
-    assert.deepEqual(a.stats, { started: 0, active: 0, completed: 0, canceled: 0, failed: 0, emails_sent: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, unsubscribes: 0, bounces: 0, complaints: 0, soft_bounces: 0 });
+    assert.deepEqual(a.stats, {
+      started: 0,
+      active: 0,
+      completed: 0,
+      canceled: 0,
+      failed: 0,
+      emails_sent: 0,
+      opens: 0,
+      unique_opens: 0,
+      clicks: 0,
+      unique_clicks: 0,
+      unsubscribes: 0,
+      bounces: 0,
+      complaints: 0,
+      soft_bounces: 0,
+    });
   });
 
   test('-32602 for a schema violation: unknown trigger, bad delay unit, no steps', async () => {
     const { mcp } = await account();
-    const bad = await mcp.call('create_automation', { name: 'x', trigger: { type: 'sometimes' }, steps: [{ type: 'delay', amount: 1, unit: 'days' }] });
+    const bad = await mcp.call('create_automation', {
+      name: 'x',
+      trigger: { type: 'sometimes' },
+      steps: [{ type: 'delay', amount: 1, unit: 'days' }],
+    });
     assert.equal(bad.error?.code, -32602);
     assert.match(bad.error!.message, /^trigger\.type: Trigger type must be one of: subscriber_created, /);
-    const unit = await mcp.call('create_automation', { name: 'x', trigger: { type: 'subscriber_created' }, steps: [{ type: 'delay', amount: 1, unit: 'weeks' }] });
+    const unit = await mcp.call('create_automation', {
+      name: 'x',
+      trigger: { type: 'subscriber_created' },
+      steps: [{ type: 'delay', amount: 1, unit: 'weeks' }],
+    });
     assert.equal(unit.error?.message, 'steps.0.unit: unit must be one of: minutes, hours, days');
     const none = await mcp.call('create_automation', { name: 'x', trigger: { type: 'subscriber_created' }, steps: [] });
     assert.equal(none.error?.message, 'steps: At least one step is required');
@@ -64,7 +96,11 @@ describe('create_automation', () => {
       trigger: { type: 'joined_group', group_id: foreign },
       steps: [
         { type: 'send_email', subject: 'Hi {{ subscriber.first_name', content_html: '<p>x</p>' },
-        { type: 'condition', filter: { match: 'all', rules: [{ field: 'status', operator: 'eq', value: 'active' }] }, then: [{ type: 'update_field', field: 'shoe_size', value: 42 }] },
+        {
+          type: 'condition',
+          filter: { match: 'all', rules: [{ field: 'status', operator: 'eq', value: 'active' }] },
+          then: [{ type: 'update_field', field: 'shoe_size', value: 42 }],
+        },
       ],
     });
     assert.equal(r.isError, true);
@@ -75,13 +111,20 @@ describe('create_automation', () => {
 
   test('Forbidden without automations:write', async () => {
     const { mcp } = await account(['automations:read']);
-    const r = await mcp.call('create_automation', { name: 'x', trigger: { type: 'subscriber_created' }, steps: [{ type: 'delay', amount: 1, unit: 'days' }] });
-    assert.deepEqual(r.body, { error: 'Forbidden', message: 'API key lacks the required permission: automations:write' });
+    const r = await mcp.call('create_automation', {
+      name: 'x',
+      trigger: { type: 'subscriber_created' },
+      steps: [{ type: 'delay', amount: 1, unit: 'days' }],
+    });
+    assert.deepEqual(r.body, {
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: automations:write',
+    });
   });
 });
 
 describe('get_automation / list_automations', () => {
-  test('get returns the automation; list pages this account\'s automations only, newest first', async () => {
+  test("get returns the automation; list pages this account's automations only, newest first", async () => {
     const a = await account(['automations:*', 'groups:write']);
     const b = await account();
     await createOne(b.mcp);
@@ -99,11 +142,18 @@ describe('get_automation / list_automations', () => {
     const a = await account();
     const b = await account();
     const mine = await createOne(a.mcp);
-    assert.deepEqual((await b.mcp.call('get_automation', { automation_id: mine.id })).body, { error: 'Automation not found' });
-    assert.deepEqual((await a.mcp.call('get_automation', { automation_id: MISSING })).body, { error: 'Automation not found' });
+    assert.deepEqual((await b.mcp.call('get_automation', { automation_id: mine.id })).body, {
+      error: 'Automation not found',
+    });
+    assert.deepEqual((await a.mcp.call('get_automation', { automation_id: MISSING })).body, {
+      error: 'Automation not found',
+    });
     assert.equal((await a.mcp.call('get_automation', { automation_id: '42' })).error?.code, -32602);
     const other = await account(['webhooks:*']);
-    assert.equal((await other.mcp.call('list_automations', {})).body.message, 'API key lacks the required permission: automations:read');
+    assert.equal(
+      (await other.mcp.call('list_automations', {})).body.message,
+      'API key lacks the required permission: automations:read',
+    );
   });
 });
 
@@ -128,34 +178,55 @@ describe('get_automation_activity', () => {
     const run = runs.body.data[0];
     assert.equal(run.status, 'completed');
     assert.equal(run.current_step, null);
-    assert.deepEqual(run.history.map((h: any) => h.result), ['started', 'updated', 'completed']);
+    assert.deepEqual(
+      run.history.map((h: any) => h.result),
+      ['started', 'updated', 'completed'],
+    );
     assert.match(run.subscriber.email, /^(one|two)@example\.com$/);
-    assert.deepEqual((await mcp.call('get_automation_activity', { automation_id: id, status: 'active' })).body.data, []);
+    assert.deepEqual(
+      (await mcp.call('get_automation_activity', { automation_id: id, status: 'active' })).body.data,
+      [],
+    );
     const stats = (await mcp.call('get_automation', { automation_id: id })).body.data.stats;
     assert.deepEqual([stats.started, stats.completed], [2, 2]);
-    assert.equal((await mcp.call('get_automation_activity', { automation_id: id, status: 'paused' })).error?.code, -32602);
+    assert.equal(
+      (await mcp.call('get_automation_activity', { automation_id: id, status: 'paused' })).error?.code,
+      -32602,
+    );
   });
 
-  test('not found for another account\'s id; Forbidden without read', async () => {
+  test("not found for another account's id; Forbidden without read", async () => {
     const a = await account();
     const b = await account();
     const mine = await createOne(a.mcp);
-    assert.deepEqual((await b.mcp.call('get_automation_activity', { automation_id: mine.id })).body, { error: 'Automation not found' });
+    assert.deepEqual((await b.mcp.call('get_automation_activity', { automation_id: mine.id })).body, {
+      error: 'Automation not found',
+    });
     const writer = await account(['automations:write']);
-    assert.equal((await writer.mcp.call('get_automation_activity', { automation_id: mine.id })).body.error, 'Forbidden');
+    assert.equal(
+      (await writer.mcp.call('get_automation_activity', { automation_id: mine.id })).body.error,
+      'Forbidden',
+    );
   });
 });
 
 describe('delete_automation', () => {
-  test('deletes; again, or another account\'s id → not found; Forbidden without write', async () => {
+  test("deletes; again, or another account's id → not found; Forbidden without write", async () => {
     const a = await account();
     const b = await account();
     const mine = await createOne(a.mcp);
-    assert.deepEqual((await b.mcp.call('delete_automation', { automation_id: mine.id })).body, { error: 'Automation not found' });
+    assert.deepEqual((await b.mcp.call('delete_automation', { automation_id: mine.id })).body, {
+      error: 'Automation not found',
+    });
     const reader = mcpClient(s.url, (await s.newKey(a.accountId, ['automations:read'])).key);
     assert.equal((await reader.call('delete_automation', { automation_id: mine.id })).body.error, 'Forbidden');
-    assert.deepEqual((await a.mcp.call('delete_automation', { automation_id: mine.id })).body, { success: true, data: { id: mine.id, deleted: true } });
-    assert.deepEqual((await a.mcp.call('delete_automation', { automation_id: mine.id })).body, { error: 'Automation not found' });
+    assert.deepEqual((await a.mcp.call('delete_automation', { automation_id: mine.id })).body, {
+      success: true,
+      data: { id: mine.id, deleted: true },
+    });
+    assert.deepEqual((await a.mcp.call('delete_automation', { automation_id: mine.id })).body, {
+      error: 'Automation not found',
+    });
     assert.equal((await a.mcp.call('delete_automation', { automation_id: 'x' })).error?.code, -32602);
   });
 });

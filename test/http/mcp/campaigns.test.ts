@@ -10,7 +10,10 @@ import { mcpClient } from './client.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const forbidden = (scope: string) => ({ error: 'Forbidden', message: `API key lacks the required permission: ${scope}` });
+const forbidden = (scope: string) => ({
+  error: 'Forbidden',
+  message: `API key lacks the required permission: ${scope}`,
+});
 const future = () => new Date(Date.now() + 3_600_000).toISOString();
 
 async function account(scopes = ['*']) {
@@ -25,13 +28,37 @@ async function draft(mcp: ReturnType<typeof mcpClient>, args: Record<string, unk
 }
 
 async function readyDraft(a: Awaited<ReturnType<typeof account>>, n = 2) {
-  const { groupId } = await seedAudience(s.db, a.accountId, n, { domain: `mcp${Math.random().toString(36).slice(2)}.test` });
-  return draft(a.mcp, { subject: 'Hi {{ subscriber.first_name }}', content_html: '<p>Hello</p>', group_ids: [groupId] });
+  const { groupId } = await seedAudience(s.db, a.accountId, n, {
+    domain: `mcp${Math.random().toString(36).slice(2)}.test`,
+  });
+  return draft(a.mcp, {
+    subject: 'Hi {{ subscriber.first_name }}',
+    content_html: '<p>Hello</p>',
+    group_ids: [groupId],
+  });
 }
 
 const FIELDS = [
-  'cancelled_at', 'content_html', 'content_text', 'created_at', 'delivery', 'finished_at', 'from_email', 'from_name', 'group_ids', 'id', 'name',
-  'preview_text', 'reply_to', 'scheduled_at', 'segment_ids', 'started_at', 'stats', 'status', 'subject', 'updated_at',
+  'cancelled_at',
+  'content_html',
+  'content_text',
+  'created_at',
+  'delivery',
+  'finished_at',
+  'from_email',
+  'from_name',
+  'group_ids',
+  'id',
+  'name',
+  'preview_text',
+  'reply_to',
+  'scheduled_at',
+  'segment_ids',
+  'started_at',
+  'stats',
+  'status',
+  'subject',
+  'updated_at',
 ];
 
 describe('create_campaign', () => {
@@ -41,7 +68,11 @@ describe('create_campaign', () => {
     assert.deepEqual(Object.keys(c).sort(), FIELDS);
     assert.equal(c.status, 'draft');
     assert.equal(c.stats.recipients, 0);
-    const row = await s.db.selectFrom('campaigns').select('account_id').where('id', '=', c.id).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('campaigns')
+      .select('account_id')
+      .where('id', '=', c.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.account_id, accountId);
   });
 
@@ -73,9 +104,13 @@ describe('get_campaign / list_campaigns', () => {
     const a = await account(['campaigns:read', 'campaigns:write']);
     const c = await draft(a.mcp);
     assert.equal((await a.mcp.call('get_campaign', { campaign_id: c.id })).body.data.name, 'Spring');
-    assert.deepEqual((await a.mcp.call('get_campaign', { campaign_id: MISSING })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await a.mcp.call('get_campaign', { campaign_id: MISSING })).body, {
+      error: 'Campaign not found',
+    });
     const other = await account();
-    assert.deepEqual((await other.mcp.call('get_campaign', { campaign_id: c.id })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await other.mcp.call('get_campaign', { campaign_id: c.id })).body, {
+      error: 'Campaign not found',
+    });
     assert.equal((await a.mcp.call('get_campaign', { campaign_id: 'nope' })).error?.code, -32602);
     const writer = await account(['campaigns:write']);
     assert.deepEqual((await writer.mcp.call('get_campaign', { campaign_id: c.id })).body, forbidden('campaigns:read'));
@@ -85,7 +120,10 @@ describe('get_campaign / list_campaigns', () => {
     const { mcp } = await account();
     for (const name of ['One', 'Two', 'Three']) await draft(mcp, { name });
     const all = await mcp.call('list_campaigns', { per_page: 2 });
-    assert.deepEqual(all.body.data.map((c: any) => c.name), ['Three', 'Two']);
+    assert.deepEqual(
+      all.body.data.map((c: any) => c.name),
+      ['Three', 'Two'],
+    );
     assert.deepEqual(all.body.meta, { current_page: 1, last_page: 2, per_page: 2, total: 3 });
     assert.equal((await mcp.call('list_campaigns', { per_page: 500 })).body.meta.per_page, 100);
     assert.equal((await mcp.call('list_campaigns', { status: 'sent' })).body.meta.total, 0);
@@ -100,7 +138,10 @@ describe('update_campaign', () => {
     const { mcp } = await account();
     const c = await draft(mcp, { subject: 'Old', content_html: '<p>keep</p>' });
     const u = await mcp.call('update_campaign', { campaign_id: c.id, subject: 'New' });
-    assert.deepEqual([u.body.data.subject, u.body.data.content_html, u.body.data.name], ['New', '<p>keep</p>', 'Spring']);
+    assert.deepEqual(
+      [u.body.data.subject, u.body.data.content_html, u.body.data.name],
+      ['New', '<p>keep</p>', 'Spring'],
+    );
   });
 
   test('spec: a scheduled campaign → tool error "Only draft campaigns can be updated"; not found; forbidden', async () => {
@@ -110,11 +151,18 @@ describe('update_campaign', () => {
     const r = await a.mcp.call('update_campaign', { campaign_id: c.id, name: 'Late' });
     assert.equal(r.isError, true);
     assert.deepEqual(r.body, { error: 'Only draft campaigns can be updated' });
-    assert.deepEqual((await a.mcp.call('update_campaign', { campaign_id: MISSING, name: 'x' })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await a.mcp.call('update_campaign', { campaign_id: MISSING, name: 'x' })).body, {
+      error: 'Campaign not found',
+    });
     const other = await account();
-    assert.deepEqual((await other.mcp.call('update_campaign', { campaign_id: c.id, name: 'x' })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await other.mcp.call('update_campaign', { campaign_id: c.id, name: 'x' })).body, {
+      error: 'Campaign not found',
+    });
     const reader = await account(['campaigns:read']);
-    assert.deepEqual((await reader.mcp.call('update_campaign', { campaign_id: c.id, name: 'x' })).body, forbidden('campaigns:write'));
+    assert.deepEqual(
+      (await reader.mcp.call('update_campaign', { campaign_id: c.id, name: 'x' })).body,
+      forbidden('campaigns:write'),
+    );
   });
 });
 
@@ -122,9 +170,15 @@ describe('schedule_campaign / cancel_campaign', () => {
   test('scheduled → status scheduled; again → "Campaign is already scheduled"; cancel → draft', async () => {
     const a = await account();
     const c = await readyDraft(a);
-    const r = await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'scheduled', scheduled_at: future() });
+    const r = await a.mcp.call('schedule_campaign', {
+      campaign_id: c.id,
+      delivery: 'scheduled',
+      scheduled_at: future(),
+    });
     assert.equal(r.body.data.status, 'scheduled');
-    assert.deepEqual((await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'instant' })).body, { error: 'Campaign is already scheduled' });
+    assert.deepEqual((await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'instant' })).body, {
+      error: 'Campaign is already scheduled',
+    });
     const back = await a.mcp.call('cancel_campaign', { campaign_id: c.id });
     assert.equal(back.body.data.status, 'draft');
   });
@@ -142,12 +196,23 @@ describe('schedule_campaign / cancel_campaign', () => {
     const item = sent.body.data[0];
     assert.equal(item.state, 'sent');
     assert.ok(item.message_id && item.sent_at && item.subscriber.email);
-    assert.equal((await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id, filter: 'opened' })).body.meta.total, 0);
-    assert.equal((await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id, filter: 'unopened' })).body.meta.total, 3);
-    assert.equal((await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id, filter: 'lost' })).error?.code, -32602);
+    assert.equal(
+      (await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id, filter: 'opened' })).body.meta.total,
+      0,
+    );
+    assert.equal(
+      (await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id, filter: 'unopened' })).body.meta.total,
+      3,
+    );
+    assert.equal(
+      (await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id, filter: 'lost' })).error?.code,
+      -32602,
+    );
     const outbox = await s.db.selectFrom('outbox').select('to_addr').where('account_id', '=', a.accountId).execute();
     assert.equal(outbox.length, 3);
-    assert.deepEqual((await a.mcp.call('cancel_campaign', { campaign_id: c.id })).body, { error: 'Only scheduled or sending campaigns can be cancelled' });
+    assert.deepEqual((await a.mcp.call('cancel_campaign', { campaign_id: c.id })).body, {
+      error: 'Only scheduled or sending campaigns can be cancelled',
+    });
   });
 
   test('validation: delivery missing or wrong → -32602; scheduled without scheduled_at, or in the past → tool error naming scheduled_at; not ready → names the fields', async () => {
@@ -155,8 +220,20 @@ describe('schedule_campaign / cancel_campaign', () => {
     const c = await readyDraft(a);
     assert.equal((await a.mcp.call('schedule_campaign', { campaign_id: c.id })).error?.code, -32602);
     assert.equal((await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'soon' })).error?.code, -32602);
-    assert.equal((await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'scheduled' })).body.error, 'scheduled_at: scheduled_at is required when delivery is scheduled');
-    assert.equal((await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'scheduled', scheduled_at: '2001-01-01T00:00:00Z' })).body.error, 'scheduled_at: scheduled_at must be in the future');
+    assert.equal(
+      (await a.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'scheduled' })).body.error,
+      'scheduled_at: scheduled_at is required when delivery is scheduled',
+    );
+    assert.equal(
+      (
+        await a.mcp.call('schedule_campaign', {
+          campaign_id: c.id,
+          delivery: 'scheduled',
+          scheduled_at: '2001-01-01T00:00:00Z',
+        })
+      ).body.error,
+      'scheduled_at: scheduled_at must be in the future',
+    );
     const empty = await draft(a.mcp);
     const r = await a.mcp.call('schedule_campaign', { campaign_id: empty.id, delivery: 'instant' });
     assert.equal(r.isError, true);
@@ -169,13 +246,24 @@ describe('schedule_campaign / cancel_campaign', () => {
     const other = await account();
     for (const tool of ['schedule_campaign', 'cancel_campaign']) {
       const args = { campaign_id: c.id, ...(tool === 'schedule_campaign' && { delivery: 'instant' }) };
-      assert.deepEqual((await a.mcp.call(tool, { ...args, campaign_id: MISSING })).body, { error: 'Campaign not found' });
+      assert.deepEqual((await a.mcp.call(tool, { ...args, campaign_id: MISSING })).body, {
+        error: 'Campaign not found',
+      });
       assert.deepEqual((await other.mcp.call(tool, args)).body, { error: 'Campaign not found' });
     }
     const reader = await account(['campaigns:read']);
-    assert.deepEqual((await reader.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'instant' })).body, forbidden('campaigns:write'));
-    assert.deepEqual((await reader.mcp.call('cancel_campaign', { campaign_id: c.id })).body, forbidden('campaigns:write'));
-    assert.equal((await s.db.selectFrom('campaigns').select('status').where('id', '=', c.id).executeTakeFirstOrThrow()).status, 'draft');
+    assert.deepEqual(
+      (await reader.mcp.call('schedule_campaign', { campaign_id: c.id, delivery: 'instant' })).body,
+      forbidden('campaigns:write'),
+    );
+    assert.deepEqual(
+      (await reader.mcp.call('cancel_campaign', { campaign_id: c.id })).body,
+      forbidden('campaigns:write'),
+    );
+    assert.equal(
+      (await s.db.selectFrom('campaigns').select('status').where('id', '=', c.id).executeTakeFirstOrThrow()).status,
+      'draft',
+    );
   });
 });
 
@@ -184,21 +272,43 @@ describe('delete_campaign / get_campaign_subscribers access', () => {
     const a = await account();
     const c = await draft(a.mcp);
     const other = await account();
-    assert.deepEqual((await other.mcp.call('delete_campaign', { campaign_id: c.id })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await other.mcp.call('delete_campaign', { campaign_id: c.id })).body, {
+      error: 'Campaign not found',
+    });
     const reader = await account(['campaigns:read']);
-    assert.deepEqual((await reader.mcp.call('delete_campaign', { campaign_id: c.id })).body, forbidden('campaigns:write'));
-    assert.deepEqual((await a.mcp.call('delete_campaign', { campaign_id: c.id })).body.data, { id: c.id, deleted: true });
-    assert.deepEqual((await a.mcp.call('delete_campaign', { campaign_id: c.id })).body, { error: 'Campaign not found' });
+    assert.deepEqual(
+      (await reader.mcp.call('delete_campaign', { campaign_id: c.id })).body,
+      forbidden('campaigns:write'),
+    );
+    assert.deepEqual((await a.mcp.call('delete_campaign', { campaign_id: c.id })).body.data, {
+      id: c.id,
+      deleted: true,
+    });
+    assert.deepEqual((await a.mcp.call('delete_campaign', { campaign_id: c.id })).body, {
+      error: 'Campaign not found',
+    });
   });
 
   test('get_campaign_subscribers: not found, another account, forbidden', async () => {
     const a = await account();
     const c = await draft(a.mcp);
-    assert.deepEqual((await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id })).body.meta, { current_page: 1, last_page: 1, per_page: 25, total: 0 });
-    assert.deepEqual((await a.mcp.call('get_campaign_subscribers', { campaign_id: MISSING })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await a.mcp.call('get_campaign_subscribers', { campaign_id: c.id })).body.meta, {
+      current_page: 1,
+      last_page: 1,
+      per_page: 25,
+      total: 0,
+    });
+    assert.deepEqual((await a.mcp.call('get_campaign_subscribers', { campaign_id: MISSING })).body, {
+      error: 'Campaign not found',
+    });
     const other = await account();
-    assert.deepEqual((await other.mcp.call('get_campaign_subscribers', { campaign_id: c.id })).body, { error: 'Campaign not found' });
+    assert.deepEqual((await other.mcp.call('get_campaign_subscribers', { campaign_id: c.id })).body, {
+      error: 'Campaign not found',
+    });
     const writer = await account(['campaigns:write']);
-    assert.deepEqual((await writer.mcp.call('get_campaign_subscribers', { campaign_id: c.id })).body, forbidden('campaigns:read'));
+    assert.deepEqual(
+      (await writer.mcp.call('get_campaign_subscribers', { campaign_id: c.id })).body,
+      forbidden('campaigns:read'),
+    );
   });
 });

@@ -17,7 +17,8 @@ export function mcpClient(url: string, key?: string) {
   let n = 0;
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     http.post('/mcp', body, { accept: 'application/json, text/event-stream', ...headers });
-  const rpc = (method: string, params?: unknown, headers?: Record<string, string>) => post({ jsonrpc: '2.0', id: ++n, method, ...(params !== undefined && { params }) }, headers);
+  const rpc = (method: string, params?: unknown, headers?: Record<string, string>) =>
+    post({ jsonrpc: '2.0', id: ++n, method, ...(params !== undefined && { params }) }, headers);
   return {
     post,
     rpc,

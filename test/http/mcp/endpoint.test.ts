@@ -17,7 +17,11 @@ async function account(scopes = ['*']) {
 }
 
 const raw = (body: string, headers: Record<string, string> = {}, key?: string) =>
-  fetch(`${s.url}/mcp`, { method: 'POST', headers: { ...(key && { authorization: `Bearer ${key}` }), ...headers }, body });
+  fetch(`${s.url}/mcp`, {
+    method: 'POST',
+    headers: { ...(key && { authorization: `Bearer ${key}` }), ...headers },
+    body,
+  });
 
 describe('Tool endpoint › HTTP layer', () => {
   for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS']) {
@@ -43,12 +47,18 @@ describe('Tool endpoint › HTTP layer', () => {
     assert.equal(evil.status, 403);
     assert.deepEqual(await evil.json(), { error: 'Forbidden', message: 'Origin not allowed' });
     assert.equal((await raw(ping, { 'content-type': 'application/json', origin: ALLOWED_ORIGIN }, key)).status, 200);
-    assert.equal((await raw(ping, { 'content-type': 'application/json', origin: 'https://other.example.com' }, key)).status, 200);
+    assert.equal(
+      (await raw(ping, { 'content-type': 'application/json', origin: 'https://other.example.com' }, key)).status,
+      200,
+    );
     assert.equal((await raw(ping, { 'content-type': 'application/json' }, key)).status, 200);
   });
 
   const unauthorized = async (headers: Record<string, string>) => {
-    const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), { 'content-type': 'application/json', ...headers });
+    const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), {
+      'content-type': 'application/json',
+      ...headers,
+    });
     assert.equal(res.status, 401);
     assert.deepEqual(await res.json(), { error: 'Unauthorized' });
   };
@@ -76,7 +86,11 @@ describe('Tool endpoint › HTTP layer', () => {
 
   test('413 for a body over MCP_BODY_LIMIT (8 MB; 50,000 import rows fit)', async () => {
     const { key } = await account();
-    const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MCP_BODY_LIMIT) } }), { 'content-type': 'application/json' }, key);
+    const res = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MCP_BODY_LIMIT) } }),
+      { 'content-type': 'application/json' },
+      key,
+    );
     assert.equal(res.status, 413);
   });
 
@@ -91,8 +105,16 @@ describe('Tool endpoint › HTTP layer', () => {
 
   test('Accept: application/json alone is accepted (and no Accept at all); the answer is JSON, never SSE', async () => {
     const { key } = await account();
-    for (const headers of [{ accept: 'application/json' }, {}, { accept: 'application/json, text/event-stream' }] as Record<string, string>[]) {
-      const res = await raw(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }), { 'content-type': 'application/json', ...headers }, key);
+    for (const headers of [
+      { accept: 'application/json' },
+      {},
+      { accept: 'application/json, text/event-stream' },
+    ] as Record<string, string>[]) {
+      const res = await raw(
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }),
+        { 'content-type': 'application/json', ...headers },
+        key,
+      );
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type')!, /^application\/json/);
       assert.deepEqual(await res.json(), { jsonrpc: '2.0', id: 7, result: {} });
@@ -101,9 +123,12 @@ describe('Tool endpoint › HTTP layer', () => {
 });
 
 describe('Tool endpoint › JSON-RPC errors', () => {
-  test('-32700 Parse error with id null for a malformed body (not Fastify\'s 400), whatever the content type', async () => {
+  test("-32700 Parse error with id null for a malformed body (not Fastify's 400), whatever the content type", async () => {
     const { key } = await account();
-    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
+    for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'text/plain' }, {}] as Record<
+      string,
+      string
+    >[]) {
       const res = await raw('{"jsonrpc": "2.0", "id": 1, "method": ', headers, key);
       assert.equal(res.status, 200);
       const body = (await res.json()) as any;
@@ -190,8 +215,14 @@ describe('Tool endpoint › JSON-RPC errors', () => {
 
   test('-32602 for a schema violation names the field (invalid email, non-UUID id)', async () => {
     const { mcp } = await account();
-    assert.equal((await mcp.call('add_subscriber', { email: 'not-an-email' })).error?.message, 'email: A valid email address is required');
-    assert.equal((await mcp.call('get_subscriber', { subscriber_id: '42' })).error?.message, 'subscriber_id: subscriber_id must be a UUID');
+    assert.equal(
+      (await mcp.call('add_subscriber', { email: 'not-an-email' })).error?.message,
+      'email: A valid email address is required',
+    );
+    assert.equal(
+      (await mcp.call('get_subscriber', { subscriber_id: '42' })).error?.message,
+      'subscriber_id: subscriber_id must be a UUID',
+    );
   });
 
   test('-32602 for text PostgreSQL cannot store (NUL, unpaired surrogate) anywhere in the arguments, naming the field', async () => {
@@ -200,7 +231,10 @@ describe('Tool endpoint › JSON-RPC errors', () => {
     assert.equal(nul.error?.code, -32602);
     assert.match(nul.error!.message, /^first_name: Must not contain NUL/);
     assert.equal((await mcp.call('get_subscriber', { email: 'x\ud800@example.com' })).error?.code, -32602);
-    assert.equal((await mcp.call('add_subscriber', { email: 'a@example.com', custom_fields: { 'k\u0000': 1 } })).error?.code, -32602);
+    assert.equal(
+      (await mcp.call('add_subscriber', { email: 'a@example.com', custom_fields: { 'k\u0000': 1 } })).error?.code,
+      -32602,
+    );
   });
 
   test('-32602 for arguments nested deeper than 64 levels (a schema recursing on them would overflow the stack)', async () => {
@@ -209,7 +243,10 @@ describe('Tool endpoint › JSON-RPC errors', () => {
     const filter = '{"match":"all","rules":['.repeat(d) + ']}'.repeat(d);
     const body = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"update_segment","arguments":{"segment_id":"00000000-0000-4000-8000-000000000000","filter":${filter}}}}`;
     const res = (await (await raw(body, { 'content-type': 'application/json' }, key)).json()) as any;
-    assert.deepEqual(res.error, { code: -32602, message: 'Invalid params: arguments are nested more than 64 levels deep' });
+    assert.deepEqual(res.error, {
+      code: -32602,
+      message: 'Invalid params: arguments are nested more than 64 levels deep',
+    });
   });
 
   test('-32602 when the tool name is missing from params', async () => {
@@ -244,7 +281,10 @@ describe('Tool endpoint › tool errors and results', () => {
     const r = await mcp.call('add_subscriber', { email: 'ada@example.com' });
     assert.equal(r.res.status, 200);
     assert.equal(r.isError, true);
-    assert.deepEqual(r.body, { error: 'Forbidden', message: 'API key lacks the required permission: subscribers:write' });
+    assert.deepEqual(r.body, {
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: subscribers:write',
+    });
   });
 
   test('schema is checked before scope: a key without the scope still gets -32602 for bad params', async () => {
@@ -258,7 +298,10 @@ describe('Tool endpoint › tool errors and results', () => {
     assert.equal(res.body.result.isError, undefined);
     assert.equal(res.body.result.content.length, 1);
     assert.equal(res.body.result.content[0].type, 'text');
-    assert.deepEqual(JSON.parse(res.body.result.content[0].text), { success: true, data: { total: 0, active: 0, unsubscribed: 0, bounced: 0, complained: 0 } });
+    assert.deepEqual(JSON.parse(res.body.result.content[0].text), {
+      success: true,
+      data: { total: 0, active: 0, unsubscribed: 0, bounced: 0, complained: 0 },
+    });
   });
 
   test('arguments may be omitted for tools without required arguments', async () => {
@@ -301,7 +344,11 @@ describe('Tool endpoint › envelope and methods', () => {
   test('initialize echoes each supported protocol version, with serverInfo, capabilities.tools and instructions', async () => {
     const { mcp } = await account();
     for (const v of ['2025-03-26', '2025-06-18', '2025-11-25']) {
-      const res = await mcp.rpc('initialize', { protocolVersion: v, capabilities: {}, clientInfo: { name: 't', version: '1' } });
+      const res = await mcp.rpc('initialize', {
+        protocolVersion: v,
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      });
       const r = res.body.result;
       assert.equal(r.protocolVersion, v);
       assert.deepEqual(r.capabilities, { tools: { listChanged: false } });
@@ -314,7 +361,11 @@ describe('Tool endpoint › envelope and methods', () => {
   test('initialize with an unsupported protocol version answers the latest (2025-11-25)', async () => {
     const { mcp } = await account();
     for (const v of ['2024-11-05', '1999-01-01', undefined]) {
-      const res = await mcp.rpc('initialize', { protocolVersion: v, capabilities: {}, clientInfo: { name: 't', version: '1' } });
+      const res = await mcp.rpc('initialize', {
+        protocolVersion: v,
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      });
       assert.equal(res.body.result.protocolVersion, '2025-11-25');
     }
   });

@@ -8,7 +8,10 @@ import { mcpClient } from './client.ts';
 
 const s = await startServer({ after });
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const forbidden = (scope: string) => ({ error: 'Forbidden', message: `API key lacks the required permission: ${scope}` });
+const forbidden = (scope: string) => ({
+  error: 'Forbidden',
+  message: `API key lacks the required permission: ${scope}`,
+});
 const notFound = { error: 'Form not found' };
 
 async function account(scopes = ['*']) {
@@ -32,9 +35,18 @@ describe('list_forms', () => {
     await signup(first.id, 'a@example.com');
     const r = await a.mcp.call('list_forms', {});
     assert.equal(r.body.success, true);
-    assert.deepEqual(r.body.data.map((f: any) => [f.name, f.type, f.stats.submissions]), [['Second', 'popup', 0], ['First', 'hosted', 1]]);
+    assert.deepEqual(
+      r.body.data.map((f: any) => [f.name, f.type, f.stats.submissions]),
+      [
+        ['Second', 'popup', 0],
+        ['First', 'hosted', 1],
+      ],
+    );
     assert.deepEqual(r.body.meta, { current_page: 1, last_page: 1, per_page: 25, total: 2 });
-    assert.deepEqual((await a.mcp.call('list_forms', { page: 2, per_page: 1 })).body.data.map((f: any) => f.name), ['First']);
+    assert.deepEqual(
+      (await a.mcp.call('list_forms', { page: 2, per_page: 1 })).body.data.map((f: any) => f.name),
+      ['First'],
+    );
     assert.equal((await a.mcp.call('list_forms', { per_page: 500 })).body.meta.per_page, 100);
   });
 
@@ -60,10 +72,13 @@ describe('get_form', () => {
     assert.match(r.body.data.embed, /name="first_name" required/);
     assert.deepEqual(r.body.data.stats, { views: 0, submissions: 0, confirmations: 0 });
     const popup = await form(a, { name: 'Pop', type: 'popup' });
-    assert.match((await a.mcp.call('get_form', { form_id: popup.id })).body.data.embed, /<dialog id="mg-[0-9a-f]{8}-dialog"/);
+    assert.match(
+      (await a.mcp.call('get_form', { form_id: popup.id })).body.data.embed,
+      /<dialog id="mg-[0-9a-f]{8}-dialog"/,
+    );
   });
 
-  test('not found, another account\'s id, bad id (-32602), missing scope', async () => {
+  test("not found, another account's id, bad id (-32602), missing scope", async () => {
     const a = await account();
     const f = await form(a);
     const b = await account();
@@ -84,8 +99,19 @@ describe('get_form_subscribers', () => {
     await signup(f.id, 'b@example.com');
     await signup(other.id, 'c@example.com');
     const r = await a.mcp.call('get_form_subscribers', { form_id: f.id });
-    assert.deepEqual(r.body.data.map((x: any) => x.email), ['b@example.com', 'a@example.com']);
-    assert.deepEqual(Object.keys(r.body.data[0]).sort(), ['created_at', 'email', 'first_name', 'id', 'last_name', 'signed_up_at', 'status']);
+    assert.deepEqual(
+      r.body.data.map((x: any) => x.email),
+      ['b@example.com', 'a@example.com'],
+    );
+    assert.deepEqual(Object.keys(r.body.data[0]).sort(), [
+      'created_at',
+      'email',
+      'first_name',
+      'id',
+      'last_name',
+      'signed_up_at',
+      'status',
+    ]);
     assert.deepEqual(r.body.meta, { current_page: 1, last_page: 1, per_page: 25, total: 2 });
   });
 
@@ -96,7 +122,7 @@ describe('get_form_subscribers', () => {
     assert.equal((await a.mcp.call('get_form_subscribers', { form_id: f.id })).body.meta.total, 0);
   });
 
-  test('not found, another account\'s id, missing scope', async () => {
+  test("not found, another account's id, missing scope", async () => {
     const a = await account();
     const f = await form(a);
     await signup(f.id, 'a@example.com');
@@ -114,34 +140,57 @@ describe('update_form', () => {
     const a = await account();
     const g = (await a.mcp.call('create_group', { name: 'G' })).body.data;
     const f = await form(a);
-    const r = await a.mcp.call('update_form', { form_id: f.id, name: 'Renamed', group_ids: [g.id], double_opt_in: true, fields: [{ key: 'last_name', label: 'Surname' }], success_message: 'Merci' });
+    const r = await a.mcp.call('update_form', {
+      form_id: f.id,
+      name: 'Renamed',
+      group_ids: [g.id],
+      double_opt_in: true,
+      fields: [{ key: 'last_name', label: 'Surname' }],
+      success_message: 'Merci',
+    });
     assert.equal(r.body.success, true, JSON.stringify(r.body));
     assert.equal(r.body.data.name, 'Renamed');
     assert.equal(r.body.data.type, 'hosted');
     assert.deepEqual(r.body.data.group_ids, [g.id]);
-    assert.deepEqual(r.body.data.fields, [{ key: 'email', label: 'Email', required: true }, { key: 'last_name', label: 'Surname', required: false }]);
+    assert.deepEqual(r.body.data.fields, [
+      { key: 'email', label: 'Email', required: true },
+      { key: 'last_name', label: 'Surname', required: false },
+    ]);
     assert.equal(r.body.data.success_message, 'Merci');
     assert.equal((await fetch(`${s.url}/f/${f.id}`)).status, 200);
     assert.equal((await a.mcp.call('update_form', { form_id: f.id, active: false })).body.data.active, false);
     assert.equal((await fetch(`${s.url}/f/${f.id}`)).status, 404);
-    const row = await s.db.selectFrom('forms').select(['name', 'active', 'double_opt_in']).where('id', '=', f.id).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('forms')
+      .select(['name', 'active', 'double_opt_in'])
+      .where('id', '=', f.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { name: 'Renamed', active: false, double_opt_in: true });
   });
 
   test('validation: bad type / redirect_url → -32602; unknown field key or foreign group → tool error with the field', async () => {
     const a = await account();
     const f = await form(a);
-    assert.equal((await a.mcp.call('update_form', { form_id: f.id, type: 'banner' })).error?.message, 'type: type must be one of: hosted, embedded, popup');
+    assert.equal(
+      (await a.mcp.call('update_form', { form_id: f.id, type: 'banner' })).error?.message,
+      'type: type must be one of: hosted, embedded, popup',
+    );
     assert.equal((await a.mcp.call('update_form', { form_id: f.id, redirect_url: 'ftp://x' })).error?.code, -32602);
     const unknownField = await a.mcp.call('update_form', { form_id: f.id, fields: [{ key: 'company' }] });
     assert.equal(unknownField.isError, true);
-    assert.equal(unknownField.body.error, 'fields.0.key: Unknown field: company (use email, first_name, last_name, phone or a custom field key)');
+    assert.equal(
+      unknownField.body.error,
+      'fields.0.key: Unknown field: company (use email, first_name, last_name, phone or a custom field key)',
+    );
     const other = await account();
     const theirs = (await other.mcp.call('create_group', { name: 'Theirs' })).body.data;
-    assert.equal((await a.mcp.call('update_form', { form_id: f.id, group_ids: [theirs.id] })).body.error, `group_ids: Group not found: ${theirs.id}`);
+    assert.equal(
+      (await a.mcp.call('update_form', { form_id: f.id, group_ids: [theirs.id] })).body.error,
+      `group_ids: Group not found: ${theirs.id}`,
+    );
   });
 
-  test('not found, another account\'s id, missing scope (forms:write)', async () => {
+  test("not found, another account's id, missing scope (forms:write)", async () => {
     const a = await account();
     const f = await form(a);
     const b = await account();
@@ -149,7 +198,10 @@ describe('update_form', () => {
     assert.deepEqual((await a.mcp.call('update_form', { form_id: MISSING, name: 'X' })).body, notFound);
     const reader = mcpClient(s.url, (await s.newKey(a.accountId, ['forms:read'])).key);
     assert.deepEqual((await reader.call('update_form', { form_id: f.id, name: 'X' })).body, forbidden('forms:write'));
-    assert.equal((await s.db.selectFrom('forms').select('name').where('id', '=', f.id).executeTakeFirstOrThrow()).name, 'Newsletter');
+    assert.equal(
+      (await s.db.selectFrom('forms').select('name').where('id', '=', f.id).executeTakeFirstOrThrow()).name,
+      'Newsletter',
+    );
   });
 });
 
@@ -158,13 +210,16 @@ describe('delete_form', () => {
     const a = await account();
     const f = await form(a);
     await signup(f.id, 'a@example.com');
-    assert.deepEqual((await a.mcp.call('delete_form', { form_id: f.id })).body, { success: true, data: { id: f.id, deleted: true } });
+    assert.deepEqual((await a.mcp.call('delete_form', { form_id: f.id })).body, {
+      success: true,
+      data: { id: f.id, deleted: true },
+    });
     assert.equal(await s.db.selectFrom('forms').select('id').where('id', '=', f.id).executeTakeFirst(), undefined);
     assert.equal((await a.api.get('/subscribers/stats')).body.data.total, 1);
     assert.deepEqual((await a.mcp.call('delete_form', { form_id: f.id })).body, notFound);
   });
 
-  test('another account\'s id → not found (form survives), bad id → -32602, missing scope', async () => {
+  test("another account's id → not found (form survives), bad id → -32602, missing scope", async () => {
     const a = await account();
     const f = await form(a);
     const b = await account();

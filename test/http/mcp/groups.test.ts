@@ -12,7 +12,10 @@ async function account(scopes = ['*']) {
   const a = await s.newAccount({ scopes });
   return { ...a, mcp: mcpClient(s.url, a.key) };
 }
-const forbidden = (scope: string) => ({ error: 'Forbidden', message: `API key lacks the required permission: ${scope}` });
+const forbidden = (scope: string) => ({
+  error: 'Forbidden',
+  message: `API key lacks the required permission: ${scope}`,
+});
 
 async function group(m: ReturnType<typeof mcpClient>, name: string) {
   const r = await m.call('create_group', { name });
@@ -24,7 +27,14 @@ describe('create_group', () => {
   test('creates {id, name, subscriber_count 0, active_count 0, created_at, updated_at}; the name is trimmed', async () => {
     const { mcp, accountId } = await account();
     const g = await group(mcp, '  Newsletter  ');
-    assert.deepEqual(Object.keys(g).sort(), ['active_count', 'created_at', 'id', 'name', 'subscriber_count', 'updated_at']);
+    assert.deepEqual(Object.keys(g).sort(), [
+      'active_count',
+      'created_at',
+      'id',
+      'name',
+      'subscriber_count',
+      'updated_at',
+    ]);
     assert.equal(g.name, 'Newsletter');
     assert.equal(g.subscriber_count, 0);
     const row = await s.db.selectFrom('groups').selectAll().where('id', '=', g.id).executeTakeFirstOrThrow();
@@ -34,7 +44,9 @@ describe('create_group', () => {
   test('a name already used in the account (any case) → tool error; the same name in another account is fine', async () => {
     const { mcp } = await account();
     await group(mcp, 'VIP');
-    assert.deepEqual((await mcp.call('create_group', { name: 'vip' })).body, { error: 'A group with this name already exists' });
+    assert.deepEqual((await mcp.call('create_group', { name: 'vip' })).body, {
+      error: 'A group with this name already exists',
+    });
     const other = await account();
     await group(other.mcp, 'VIP');
   });
@@ -54,7 +66,11 @@ describe('list_groups', () => {
     const a = await group(mcp, 'Alpha');
     const b = await group(mcp, 'beta');
     await group(mcp, 'Gamma');
-    for (const [email, status] of [['1@x.co', 'active'], ['2@x.co', 'unsubscribed'], ['3@x.co', 'active']] as const) {
+    for (const [email, status] of [
+      ['1@x.co', 'active'],
+      ['2@x.co', 'unsubscribed'],
+      ['3@x.co', 'active'],
+    ] as const) {
       await mcp.call('add_subscriber', { email, status, groups: [a.id] });
     }
     await mcp.call('add_subscriber', { email: '1@x.co', groups: [b.id] });
@@ -69,9 +85,15 @@ describe('list_groups', () => {
     );
     assert.deepEqual(r.body.meta, { current_page: 1, last_page: 1, per_page: 25, total: 3 });
     const search = await mcp.call('list_groups', { search: 'ET' });
-    assert.deepEqual(search.body.data.map((g: any) => g.name), ['beta']);
+    assert.deepEqual(
+      search.body.data.map((g: any) => g.name),
+      ['beta'],
+    );
     const paged = await mcp.call('list_groups', { per_page: 2, page: 2 });
-    assert.deepEqual(paged.body.data.map((g: any) => g.name), ['Gamma']);
+    assert.deepEqual(
+      paged.body.data.map((g: any) => g.name),
+      ['Gamma'],
+    );
     assert.deepEqual(paged.body.meta, { current_page: 2, last_page: 2, per_page: 2, total: 3 });
   });
 
@@ -94,10 +116,16 @@ describe('get_group_subscribers', () => {
     await mcp.call('add_subscriber', { email: 'out@x.co' });
     await mcp.call('add_subscriber', { email: 'in2@x.co', status: 'unsubscribed', groups: [g.id] });
     const r = await mcp.call('get_group_subscribers', { group_id: g.id });
-    assert.deepEqual(r.body.data.map((d: any) => d.email), ['in2@x.co', 'in1@x.co']);
+    assert.deepEqual(
+      r.body.data.map((d: any) => d.email),
+      ['in2@x.co', 'in1@x.co'],
+    );
     assert.deepEqual(r.body.meta, { current_page: 1, last_page: 1, per_page: 25, total: 2 });
     const active = await mcp.call('get_group_subscribers', { group_id: g.id, status: 'active' });
-    assert.deepEqual(active.body.data.map((d: any) => d.email), ['in1@x.co']);
+    assert.deepEqual(
+      active.body.data.map((d: any) => d.email),
+      ['in1@x.co'],
+    );
   });
 
   test("not found: unknown and another account's group; validation; scope", async () => {
@@ -105,8 +133,12 @@ describe('get_group_subscribers', () => {
     const theirs = await group(other.mcp, 'Theirs');
     await other.mcp.call('add_subscriber', { email: 'secret@x.co', groups: [theirs.id] });
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('get_group_subscribers', { group_id: MISSING })).body, { error: 'Group not found' });
-    assert.deepEqual((await mcp.call('get_group_subscribers', { group_id: theirs.id })).body, { error: 'Group not found' });
+    assert.deepEqual((await mcp.call('get_group_subscribers', { group_id: MISSING })).body, {
+      error: 'Group not found',
+    });
+    assert.deepEqual((await mcp.call('get_group_subscribers', { group_id: theirs.id })).body, {
+      error: 'Group not found',
+    });
     assert.equal((await mcp.call('get_group_subscribers', {})).error?.message, 'group_id: group_id must be a UUID');
     const w = await account(['groups:write']);
     assert.deepEqual((await w.mcp.call('get_group_subscribers', { group_id: MISSING })).body, forbidden('groups:read'));
@@ -130,14 +162,23 @@ describe('update_group', () => {
     const { mcp } = await account();
     await group(mcp, 'Taken');
     const g = await group(mcp, 'Mine');
-    assert.deepEqual((await mcp.call('update_group', { group_id: g.id, name: 'taken' })).body, { error: 'A group with this name already exists' });
-    assert.deepEqual((await mcp.call('update_group', { group_id: MISSING, name: 'X' })).body, { error: 'Group not found' });
-    assert.deepEqual((await mcp.call('update_group', { group_id: theirs.id, name: 'X' })).body, { error: 'Group not found' });
+    assert.deepEqual((await mcp.call('update_group', { group_id: g.id, name: 'taken' })).body, {
+      error: 'A group with this name already exists',
+    });
+    assert.deepEqual((await mcp.call('update_group', { group_id: MISSING, name: 'X' })).body, {
+      error: 'Group not found',
+    });
+    assert.deepEqual((await mcp.call('update_group', { group_id: theirs.id, name: 'X' })).body, {
+      error: 'Group not found',
+    });
     const row = await s.db.selectFrom('groups').select('name').where('id', '=', theirs.id).executeTakeFirstOrThrow();
     assert.equal(row.name, 'Theirs');
     assert.equal((await mcp.call('update_group', { group_id: g.id })).error?.code, -32602);
     const ro = await account(['groups:read']);
-    assert.deepEqual((await ro.mcp.call('update_group', { group_id: g.id, name: 'Y' })).body, forbidden('groups:write'));
+    assert.deepEqual(
+      (await ro.mcp.call('update_group', { group_id: g.id, name: 'Y' })).body,
+      forbidden('groups:write'),
+    );
   });
 });
 
@@ -146,9 +187,16 @@ describe('delete_group', () => {
     const { mcp } = await account();
     const g = await group(mcp, 'Doomed');
     const sub = (await mcp.call('add_subscriber', { email: 'stay@x.co', groups: [g.id] })).body.data;
-    assert.deepEqual((await mcp.call('delete_group', { group_id: g.id })).body, { success: true, data: { id: g.id, deleted: true } });
+    assert.deepEqual((await mcp.call('delete_group', { group_id: g.id })).body, {
+      success: true,
+      data: { id: g.id, deleted: true },
+    });
     assert.equal(await s.db.selectFrom('groups').select('id').where('id', '=', g.id).executeTakeFirst(), undefined);
-    assert.equal((await s.db.selectFrom('subscriber_groups').select('subscriber_id').where('group_id', '=', g.id).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('subscriber_groups').select('subscriber_id').where('group_id', '=', g.id).execute())
+        .length,
+      0,
+    );
     assert.equal((await mcp.call('get_subscriber', { subscriber_id: sub.id })).body.data.email, 'stay@x.co');
     assert.deepEqual((await mcp.call('delete_group', { group_id: g.id })).body, { error: 'Group not found' });
   });

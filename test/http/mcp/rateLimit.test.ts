@@ -23,7 +23,10 @@ test('429 {message, retry_after} with Retry-After after MCP_RATE_LIMIT requests 
   assert.equal(refused.status, 429);
   assert.deepEqual(Object.keys(refused.body).sort(), ['message', 'retry_after']);
   assert.equal(typeof refused.body.message, 'string');
-  assert.ok(Number.isInteger(refused.body.retry_after) && refused.body.retry_after >= 1 && refused.body.retry_after <= 60, String(refused.body.retry_after));
+  assert.ok(
+    Number.isInteger(refused.body.retry_after) && refused.body.retry_after >= 1 && refused.body.retry_after <= 60,
+    String(refused.body.retry_after),
+  );
   assert.equal(refused.headers.get('retry-after'), String(refused.body.retry_after));
   assert.equal(refused.headers.get('ratelimit-limit'), String(LIMIT));
   assert.equal(refused.headers.get('ratelimit-remaining'), '0');
@@ -47,11 +50,15 @@ test('rate limit comes after auth: requests with a bad key are 401, not counted 
   for (let i = 0; i < LIMIT + 2; i++) assert.equal((await bad.rpc('ping')).status, 401);
 });
 
-test('retry_after counts down to when a slot frees: a refused request is allowed again after retry_after seconds', { timeout: 90_000, skip: !process.env.SLOW_TESTS && 'waits up to a minute; set SLOW_TESTS=1' }, async () => {
-  const a = await s.newAccount();
-  const m = mcpClient(s.url, a.key);
-  for (let i = 0; i < LIMIT; i++) await m.rpc('ping');
-  const refused = await m.rpc('ping');
-  await new Promise((r) => setTimeout(r, refused.body.retry_after * 1000 + 200));
-  assert.equal((await m.rpc('ping')).status, 200);
-});
+test(
+  'retry_after counts down to when a slot frees: a refused request is allowed again after retry_after seconds',
+  { timeout: 90_000, skip: !process.env.SLOW_TESTS && 'waits up to a minute; set SLOW_TESTS=1' },
+  async () => {
+    const a = await s.newAccount();
+    const m = mcpClient(s.url, a.key);
+    for (let i = 0; i < LIMIT; i++) await m.rpc('ping');
+    const refused = await m.rpc('ping');
+    await new Promise((r) => setTimeout(r, refused.body.retry_after * 1000 + 200));
+    assert.equal((await m.rpc('ping')).status, 200);
+  },
+);

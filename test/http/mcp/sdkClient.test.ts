@@ -12,7 +12,9 @@ const s = await startServer({ after });
 
 async function connect(key: string) {
   const client = new Client({ name: 'mailgrove-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
   await client.connect(transport);
   after(() => client.close());
   return client;
@@ -38,7 +40,10 @@ describe('MCP SDK client (Streamable HTTP, bearer header)', () => {
     assert.ok(names.includes('add_subscriber') && names.includes('create_group'));
     assert.ok(!names.some((n) => n.includes('campaign') || n.includes('webhook')));
     const group = text(await client.callTool({ name: 'create_group', arguments: { name: 'SDK' } })).data;
-    const added = await client.callTool({ name: 'add_subscriber', arguments: { email: 'sdk@example.com', first_name: 'Sdk', groups: [group.id] } });
+    const added = await client.callTool({
+      name: 'add_subscriber',
+      arguments: { email: 'sdk@example.com', first_name: 'Sdk', groups: [group.id] },
+    });
     assert.equal(added.isError, undefined);
     const sub = text(added).data;
     const got = text(await client.callTool({ name: 'get_subscriber', arguments: { email: 'SDK@example.com' } }));
@@ -53,12 +58,18 @@ describe('MCP SDK client (Streamable HTTP, bearer header)', () => {
   test('a tool error arrives as isError with the JSON text; a missing scope as Forbidden', async () => {
     const { key } = await s.newAccount({ scopes: ['subscribers:read'] });
     const client = await connect(key);
-    const missing = await client.callTool({ name: 'get_subscriber', arguments: { subscriber_id: '00000000-0000-4000-8000-000000000000' } });
+    const missing = await client.callTool({
+      name: 'get_subscriber',
+      arguments: { subscriber_id: '00000000-0000-4000-8000-000000000000' },
+    });
     assert.equal(missing.isError, true);
     assert.deepEqual(text(missing), { error: 'Subscriber not found' });
     const denied = await client.callTool({ name: 'create_group', arguments: { name: 'x' } });
     assert.equal(denied.isError, true);
-    assert.deepEqual(text(denied), { error: 'Forbidden', message: 'API key lacks the required permission: groups:write' });
+    assert.deepEqual(text(denied), {
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: groups:write',
+    });
   });
 
   test('protocol errors surface as McpError: unknown tool and missing email are -32602 (InvalidParams)', async () => {
@@ -70,17 +81,22 @@ describe('MCP SDK client (Streamable HTTP, bearer header)', () => {
       assert.match(err.message, /Unknown tool: no_such_tool/);
       return true;
     });
-    await assert.rejects(client.callTool({ name: 'add_subscriber', arguments: { first_name: 'No email' } }), (err: unknown) => {
-      assert.ok(err instanceof McpError);
-      assert.equal(err.code, -32602);
-      assert.match(err.message, /A valid email address is required/);
-      return true;
-    });
+    await assert.rejects(
+      client.callTool({ name: 'add_subscriber', arguments: { first_name: 'No email' } }),
+      (err: unknown) => {
+        assert.ok(err instanceof McpError);
+        assert.equal(err.code, -32602);
+        assert.match(err.message, /A valid email address is required/);
+        return true;
+      },
+    );
   });
 
   test('a bad key cannot connect (401)', async () => {
     const client = new Client({ name: 'mailgrove-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer mailgrove_${'a'.repeat(32)}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer mailgrove_${'a'.repeat(32)}` } },
+    });
     await assert.rejects(client.connect(transport), /401|Unauthorized/);
   });
 });

@@ -22,7 +22,10 @@ async function add(m: ReturnType<typeof mcpClient>, args: Record<string, unknown
   return r.body.data;
 }
 
-const forbidden = (scope: string) => ({ error: 'Forbidden', message: `API key lacks the required permission: ${scope}` });
+const forbidden = (scope: string) => ({
+  error: 'Forbidden',
+  message: `API key lacks the required permission: ${scope}`,
+});
 
 describe('add_subscriber', () => {
   test('new email → created active, created=true, row written with source mcp and a subscriber.created event', async () => {
@@ -37,7 +40,10 @@ describe('add_subscriber', () => {
     assert.equal(row.account_id, accountId);
     assert.equal(row.source, 'mcp');
     const ev = await s.db.selectFrom('events').select('type').where('subscriber_id', '=', d.id).execute();
-    assert.deepEqual(ev.map((e) => e.type), ['subscriber.created']);
+    assert.deepEqual(
+      ev.map((e) => e.type),
+      ['subscriber.created'],
+    );
   });
 
   test('existing email (any case) → only given fields change, custom_fields merge, groups are added, created=false', async () => {
@@ -46,15 +52,29 @@ describe('add_subscriber', () => {
     await fields.create(s.db, accountId, { key: 'age', type: 'number' });
     const g1 = (await mcp.call('create_group', { name: 'One' })).body.data;
     const g2 = (await mcp.call('create_group', { name: 'Two' })).body.data;
-    const first = await add(mcp, { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', custom_fields: { company: 'Acme' }, groups: [g1.id] });
-    const again = await add(mcp, { email: 'ADA@example.com', first_name: 'Augusta', custom_fields: { age: '36' }, groups: [g2.id] });
+    const first = await add(mcp, {
+      email: 'ada@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      custom_fields: { company: 'Acme' },
+      groups: [g1.id],
+    });
+    const again = await add(mcp, {
+      email: 'ADA@example.com',
+      first_name: 'Augusta',
+      custom_fields: { age: '36' },
+      groups: [g2.id],
+    });
     assert.equal(again.id, first.id);
     assert.equal(again.created, false);
     assert.equal(again.first_name, 'Augusta');
     assert.equal(again.last_name, 'Lovelace');
     assert.deepEqual(again.custom_fields, { company: 'Acme', age: 36 });
     const got = (await mcp.call('get_subscriber', { subscriber_id: first.id })).body.data;
-    assert.deepEqual(got.groups.map((g: { name: string }) => g.name), ['One', 'Two']);
+    assert.deepEqual(
+      got.groups.map((g: { name: string }) => g.name),
+      ['One', 'Two'],
+    );
   });
 
   test('status unsubscribed on create and on update', async () => {
@@ -88,12 +108,18 @@ describe('add_subscriber', () => {
     const r = await mcp.call('add_subscriber', { email: 'a@example.com', groups: [g.id] });
     assert.equal(r.isError, true);
     assert.match(r.body.error, /Group not found/);
-    assert.equal((await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length,
+      0,
+    );
   });
 
   test('Forbidden without subscribers:write', async () => {
     const { mcp } = await account(['subscribers:read', 'groups:*']);
-    assert.deepEqual((await mcp.call('add_subscriber', { email: 'a@example.com' })).body, forbidden('subscribers:write'));
+    assert.deepEqual(
+      (await mcp.call('add_subscriber', { email: 'a@example.com' })).body,
+      forbidden('subscribers:write'),
+    );
   });
 });
 
@@ -104,7 +130,19 @@ describe('get_subscriber', () => {
     const sub = await add(mcp, { email: 'Grace@Example.com', first_name: 'Grace', groups: [g.id] });
     for (const args of [{ subscriber_id: sub.id }, { email: 'grace@EXAMPLE.com' }]) {
       const r = await mcp.call('get_subscriber', args);
-      assert.deepEqual(Object.keys(r.body.data).sort(), ['created_at', 'custom_fields', 'email', 'first_name', 'groups', 'id', 'last_name', 'notes', 'phone', 'status', 'updated_at']);
+      assert.deepEqual(Object.keys(r.body.data).sort(), [
+        'created_at',
+        'custom_fields',
+        'email',
+        'first_name',
+        'groups',
+        'id',
+        'last_name',
+        'notes',
+        'phone',
+        'status',
+        'updated_at',
+      ]);
       assert.equal(r.body.data.id, sub.id);
       assert.deepEqual(r.body.data.groups, [{ id: g.id, name: 'VIP' }]);
       assert.deepEqual(r.body.data.notes, []);
@@ -113,27 +151,41 @@ describe('get_subscriber', () => {
 
   test('not found: unknown id, unknown email → "Subscriber not found"', async () => {
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('get_subscriber', { subscriber_id: MISSING })).body, { error: 'Subscriber not found' });
-    assert.deepEqual((await mcp.call('get_subscriber', { email: 'nobody@example.com' })).body, { error: 'Subscriber not found' });
+    assert.deepEqual((await mcp.call('get_subscriber', { subscriber_id: MISSING })).body, {
+      error: 'Subscriber not found',
+    });
+    assert.deepEqual((await mcp.call('get_subscriber', { email: 'nobody@example.com' })).body, {
+      error: 'Subscriber not found',
+    });
   });
 
   test("another account's subscriber (by id or email) → not found", async () => {
     const other = await account();
     const theirs = await add(other.mcp, { email: 'theirs@example.com' });
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('get_subscriber', { subscriber_id: theirs.id })).body, { error: 'Subscriber not found' });
-    assert.deepEqual((await mcp.call('get_subscriber', { email: 'theirs@example.com' })).body, { error: 'Subscriber not found' });
+    assert.deepEqual((await mcp.call('get_subscriber', { subscriber_id: theirs.id })).body, {
+      error: 'Subscriber not found',
+    });
+    assert.deepEqual((await mcp.call('get_subscriber', { email: 'theirs@example.com' })).body, {
+      error: 'Subscriber not found',
+    });
   });
 
   test('validation: neither subscriber_id nor email → -32602', async () => {
     const { mcp } = await account();
     const r = await mcp.call('get_subscriber', {});
-    assert.deepEqual(r.error && { code: r.error.code, message: r.error.message }, { code: -32602, message: 'subscriber_id or email is required' });
+    assert.deepEqual(r.error && { code: r.error.code, message: r.error.message }, {
+      code: -32602,
+      message: 'subscriber_id or email is required',
+    });
   });
 
   test('Forbidden without subscribers:read', async () => {
     const { mcp } = await account(['groups:*']);
-    assert.deepEqual((await mcp.call('get_subscriber', { subscriber_id: MISSING })).body, forbidden('subscribers:read'));
+    assert.deepEqual(
+      (await mcp.call('get_subscriber', { subscriber_id: MISSING })).body,
+      forbidden('subscribers:read'),
+    );
   });
 });
 
@@ -145,7 +197,14 @@ describe('list_subscribers', () => {
     assert.equal(first.body.data.length, 25);
     assert.deepEqual(first.body.meta, { current_page: 1, last_page: 2, per_page: 25, total: 30 });
     assert.equal(first.body.data[0].email, 'p29@example.com');
-    assert.deepEqual(Object.keys(first.body.data[0]).sort(), ['created_at', 'email', 'first_name', 'id', 'last_name', 'status']);
+    assert.deepEqual(Object.keys(first.body.data[0]).sort(), [
+      'created_at',
+      'email',
+      'first_name',
+      'id',
+      'last_name',
+      'status',
+    ]);
     const second = await mcp.call('list_subscribers', { page: 2, per_page: 25 });
     assert.equal(second.body.data.length, 5);
     assert.equal(second.body.meta.current_page, 2);
@@ -163,7 +222,8 @@ describe('list_subscribers', () => {
     await add(mcp, { email: 'alice@example.com', first_name: 'Alice', groups: [g.id] });
     await add(mcp, { email: 'bob@example.com', last_name: 'Alison', status: 'unsubscribed' });
     await add(mcp, { email: 'carol@example.com' });
-    const emails = async (args: object) => (await mcp.call('list_subscribers', args)).body.data.map((d: { email: string }) => d.email).sort();
+    const emails = async (args: object) =>
+      (await mcp.call('list_subscribers', args)).body.data.map((d: { email: string }) => d.email).sort();
     assert.deepEqual(await emails({ status: 'unsubscribed' }), ['bob@example.com']);
     assert.deepEqual(await emails({ search: 'ALI' }), ['alice@example.com', 'bob@example.com']);
     assert.deepEqual(await emails({ group_id: g.id }), ['alice@example.com']);
@@ -184,7 +244,10 @@ describe('list_subscribers', () => {
     const { mcp } = await account();
     await add(mcp, { email: 'mine@example.com' });
     const all = await mcp.call('list_subscribers', {});
-    assert.deepEqual(all.body.data.map((d: { email: string }) => d.email), ['mine@example.com']);
+    assert.deepEqual(
+      all.body.data.map((d: { email: string }) => d.email),
+      ['mine@example.com'],
+    );
     assert.equal((await mcp.call('list_subscribers', { group_id: g.id })).body.meta.total, 0);
   });
 
@@ -202,8 +265,17 @@ describe('get_subscriber_count', () => {
     await add(mcp, { email: 'a@example.com' });
     await add(mcp, { email: 'b@example.com' });
     await add(mcp, { email: 'c@example.com', status: 'unsubscribed' });
-    assert.deepEqual((await mcp.call('get_subscriber_count', {})).body.data, { total: 3, active: 2, unsubscribed: 1, bounced: 0, complained: 0 });
-    assert.deepEqual((await mcp.call('get_subscriber_count', { status: 'active' })).body.data, { status: 'active', count: 2 });
+    assert.deepEqual((await mcp.call('get_subscriber_count', {})).body.data, {
+      total: 3,
+      active: 2,
+      unsubscribed: 1,
+      bounced: 0,
+      complained: 0,
+    });
+    assert.deepEqual((await mcp.call('get_subscriber_count', { status: 'active' })).body.data, {
+      status: 'active',
+      count: 2,
+    });
   });
 
   test('validation and scope', async () => {
@@ -224,12 +296,24 @@ describe('get_subscriber_activity (from the event log)', () => {
     const all = await mcp.call('get_subscriber_activity', { subscriber_id: sub.id });
     assert.deepEqual(
       all.body.data.map((e: { type: string }) => e.type),
-      ['subscriber.unsubscribed', 'subscriber.updated', 'subscriber.added_to_group', 'subscriber.updated', 'subscriber.created'],
+      [
+        'subscriber.unsubscribed',
+        'subscriber.updated',
+        'subscriber.added_to_group',
+        'subscriber.updated',
+        'subscriber.created',
+      ],
     );
     assert.deepEqual(all.body.meta, { current_page: 1, last_page: 1, per_page: 25, total: 5 });
-    assert.deepEqual(all.body.data[2].data, { subscriber: { id: sub.id, email: 'act@example.com' }, group: { id: g.id, name: 'G' } });
+    assert.deepEqual(all.body.data[2].data, {
+      subscriber: { id: sub.id, email: 'act@example.com' },
+      group: { id: g.id, name: 'G' },
+    });
     const page2 = await mcp.call('get_subscriber_activity', { subscriber_id: sub.id, per_page: 2, page: 2 });
-    assert.deepEqual(page2.body.data.map((e: { type: string }) => e.type), ['subscriber.added_to_group', 'subscriber.updated']);
+    assert.deepEqual(
+      page2.body.data.map((e: { type: string }) => e.type),
+      ['subscriber.added_to_group', 'subscriber.updated'],
+    );
     assert.deepEqual(page2.body.meta, { current_page: 2, last_page: 3, per_page: 2, total: 5 });
     const updates = await mcp.call('get_subscriber_activity', { subscriber_id: sub.id, type: 'subscriber.updated' });
     assert.equal(updates.body.meta.total, 2);
@@ -239,11 +323,21 @@ describe('get_subscriber_activity (from the event log)', () => {
     const other = await account();
     const theirs = await add(other.mcp, { email: 't@example.com' });
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('get_subscriber_activity', { subscriber_id: MISSING })).body, { error: 'Subscriber not found' });
-    assert.deepEqual((await mcp.call('get_subscriber_activity', { subscriber_id: theirs.id })).body, { error: 'Subscriber not found' });
-    assert.equal((await mcp.call('get_subscriber_activity', { subscriber_id: theirs.id, type: 'email.eaten' })).error?.code, -32602);
+    assert.deepEqual((await mcp.call('get_subscriber_activity', { subscriber_id: MISSING })).body, {
+      error: 'Subscriber not found',
+    });
+    assert.deepEqual((await mcp.call('get_subscriber_activity', { subscriber_id: theirs.id })).body, {
+      error: 'Subscriber not found',
+    });
+    assert.equal(
+      (await mcp.call('get_subscriber_activity', { subscriber_id: theirs.id, type: 'email.eaten' })).error?.code,
+      -32602,
+    );
     const ro = await account(['groups:read']);
-    assert.deepEqual((await ro.mcp.call('get_subscriber_activity', { subscriber_id: MISSING })).body, forbidden('subscribers:read'));
+    assert.deepEqual(
+      (await ro.mcp.call('get_subscriber_activity', { subscriber_id: MISSING })).body,
+      forbidden('subscribers:read'),
+    );
   });
 });
 
@@ -254,8 +348,19 @@ describe('update_subscriber (= the REST update)', () => {
     await fields.create(s.db, accountId, { key: 'vip', type: 'boolean' });
     const g1 = (await mcp.call('create_group', { name: 'One' })).body.data;
     const g2 = (await mcp.call('create_group', { name: 'Two' })).body.data;
-    const sub = await add(mcp, { email: 'u@example.com', first_name: 'U', last_name: 'Ser', custom_fields: { company: 'Acme' }, groups: [g1.id] });
-    const r = await mcp.call('update_subscriber', { subscriber_id: sub.id, last_name: 'Changed', custom_fields: { vip: 'true' }, group_ids: [g2.id] });
+    const sub = await add(mcp, {
+      email: 'u@example.com',
+      first_name: 'U',
+      last_name: 'Ser',
+      custom_fields: { company: 'Acme' },
+      groups: [g1.id],
+    });
+    const r = await mcp.call('update_subscriber', {
+      subscriber_id: sub.id,
+      last_name: 'Changed',
+      custom_fields: { vip: 'true' },
+      group_ids: [g2.id],
+    });
     assert.equal(r.isError, false, JSON.stringify(r.body));
     assert.equal(r.body.data.first_name, 'U');
     assert.equal(r.body.data.last_name, 'Changed');
@@ -272,22 +377,36 @@ describe('update_subscriber (= the REST update)', () => {
     assert.equal(bad.error?.code, -32602);
     assert.match(bad.error!.message, /status: Status must be one of: active, unsubscribed/);
     const typed = await mcp.call('update_subscriber', { subscriber_id: sub.id, custom_fields: { age: 'old' } });
-    assert.deepEqual(typed.body, { error: 'custom_fields.age: Must be a number', data: { 'custom_fields.age': ['Must be a number'] } });
+    assert.deepEqual(typed.body, {
+      error: 'custom_fields.age: Must be a number',
+      data: { 'custom_fields.age': ['Must be a number'] },
+    });
   });
 
   test("not found and another account's subscriber → not found, nothing changed", async () => {
     const other = await account();
     const theirs = await add(other.mcp, { email: 't@example.com', first_name: 'Theirs' });
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('update_subscriber', { subscriber_id: MISSING, first_name: 'X' })).body, { error: 'Subscriber not found' });
-    assert.deepEqual((await mcp.call('update_subscriber', { subscriber_id: theirs.id, first_name: 'X' })).body, { error: 'Subscriber not found' });
-    const row = await s.db.selectFrom('subscribers').select('first_name').where('id', '=', theirs.id).executeTakeFirstOrThrow();
+    assert.deepEqual((await mcp.call('update_subscriber', { subscriber_id: MISSING, first_name: 'X' })).body, {
+      error: 'Subscriber not found',
+    });
+    assert.deepEqual((await mcp.call('update_subscriber', { subscriber_id: theirs.id, first_name: 'X' })).body, {
+      error: 'Subscriber not found',
+    });
+    const row = await s.db
+      .selectFrom('subscribers')
+      .select('first_name')
+      .where('id', '=', theirs.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.first_name, 'Theirs');
   });
 
   test('Forbidden without subscribers:write', async () => {
     const { mcp } = await account(['subscribers:read']);
-    assert.deepEqual((await mcp.call('update_subscriber', { subscriber_id: MISSING, first_name: 'X' })).body, forbidden('subscribers:write'));
+    assert.deepEqual(
+      (await mcp.call('update_subscriber', { subscriber_id: MISSING, first_name: 'X' })).body,
+      forbidden('subscribers:write'),
+    );
   });
 });
 
@@ -296,21 +415,38 @@ describe('delete_subscriber', () => {
     const { mcp } = await account();
     const g = (await mcp.call('create_group', { name: 'G' })).body.data;
     const sub = await add(mcp, { email: 'd@example.com', groups: [g.id] });
-    assert.deepEqual((await mcp.call('delete_subscriber', { subscriber_id: sub.id })).body, { success: true, data: { id: sub.id, deleted: true } });
-    assert.equal(await s.db.selectFrom('subscribers').select('id').where('id', '=', sub.id).executeTakeFirst(), undefined);
-    assert.equal((await s.db.selectFrom('subscriber_groups').select('group_id').where('subscriber_id', '=', sub.id).execute()).length, 0);
-    assert.deepEqual((await mcp.call('delete_subscriber', { subscriber_id: sub.id })).body, { error: 'Subscriber not found' });
+    assert.deepEqual((await mcp.call('delete_subscriber', { subscriber_id: sub.id })).body, {
+      success: true,
+      data: { id: sub.id, deleted: true },
+    });
+    assert.equal(
+      await s.db.selectFrom('subscribers').select('id').where('id', '=', sub.id).executeTakeFirst(),
+      undefined,
+    );
+    assert.equal(
+      (await s.db.selectFrom('subscriber_groups').select('group_id').where('subscriber_id', '=', sub.id).execute())
+        .length,
+      0,
+    );
+    assert.deepEqual((await mcp.call('delete_subscriber', { subscriber_id: sub.id })).body, {
+      error: 'Subscriber not found',
+    });
   });
 
   test("another account's subscriber → not found and still there; bad id → -32602; scope", async () => {
     const other = await account();
     const theirs = await add(other.mcp, { email: 't@example.com' });
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('delete_subscriber', { subscriber_id: theirs.id })).body, { error: 'Subscriber not found' });
+    assert.deepEqual((await mcp.call('delete_subscriber', { subscriber_id: theirs.id })).body, {
+      error: 'Subscriber not found',
+    });
     assert.ok(await s.db.selectFrom('subscribers').select('id').where('id', '=', theirs.id).executeTakeFirst());
     assert.equal((await mcp.call('delete_subscriber', { subscriber_id: 'abc' })).error?.code, -32602);
     const ro = await account(['subscribers:read']);
-    assert.deepEqual((await ro.mcp.call('delete_subscriber', { subscriber_id: theirs.id })).body, forbidden('subscribers:write'));
+    assert.deepEqual(
+      (await ro.mcp.call('delete_subscriber', { subscriber_id: theirs.id })).body,
+      forbidden('subscribers:write'),
+    );
   });
 });
 
@@ -320,21 +456,47 @@ describe('forget_subscriber', () => {
     const sub = await add(mcp, { email: 'Forget.Me@Example.com' });
     // an earlier copy of the address, deleted: its subscriber.deleted event names the address without a subscriber link
     const old = await add(mcp, { email: 'forget.me+old@example.com' });
-    await s.db.updateTable('events').set({ data: JSON.stringify({ subscriber: { id: old.id, email: 'FORGET.ME@example.com' } }) }).where('subscriber_id', '=', old.id).execute();
+    await s.db
+      .updateTable('events')
+      .set({ data: JSON.stringify({ subscriber: { id: old.id, email: 'FORGET.ME@example.com' } }) })
+      .where('subscriber_id', '=', old.id)
+      .execute();
     await s.db
       .insertInto('outbox')
       .values([
-        { account_id: accountId, message_id: '<1@x>', from_addr: 'a@x', to_addr: 'Forget Me <forget.me@example.com>', subject: 'Hi' },
-        { account_id: accountId, message_id: '<2@x>', from_addr: 'a@x', to_addr: 'forget.me@example.com', subject: 'Hi' },
+        {
+          account_id: accountId,
+          message_id: '<1@x>',
+          from_addr: 'a@x',
+          to_addr: 'Forget Me <forget.me@example.com>',
+          subject: 'Hi',
+        },
+        {
+          account_id: accountId,
+          message_id: '<2@x>',
+          from_addr: 'a@x',
+          to_addr: 'forget.me@example.com',
+          subject: 'Hi',
+        },
         { account_id: accountId, message_id: '<3@x>', from_addr: 'a@x', to_addr: 'keep@example.com', subject: 'Hi' },
       ])
       .execute();
     const r = await mcp.call('forget_subscriber', { subscriber_id: sub.id });
     assert.deepEqual(r.body, { success: true, data: { id: sub.id, forgotten: true } });
-    assert.equal(await s.db.selectFrom('subscribers').select('id').where('id', '=', sub.id).executeTakeFirst(), undefined);
+    assert.equal(
+      await s.db.selectFrom('subscribers').select('id').where('id', '=', sub.id).executeTakeFirst(),
+      undefined,
+    );
     const outbox = await s.db.selectFrom('outbox').select('to_addr').where('account_id', '=', accountId).execute();
-    assert.deepEqual(outbox.map((o) => o.to_addr), ['keep@example.com']);
-    const events = await s.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).execute();
+    assert.deepEqual(
+      outbox.map((o) => o.to_addr),
+      ['keep@example.com'],
+    );
+    const events = await s.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('account_id', '=', accountId)
+      .execute();
     assert.doesNotMatch(JSON.stringify(events), /forget\.me@/i);
     assert.ok(events.some((e) => e.type === 'subscriber.deleted' && (e.data as any).forgotten === true));
     const supp = await s.db.selectFrom('suppressions').selectAll().where('account_id', '=', accountId).execute();
@@ -350,13 +512,23 @@ describe('forget_subscriber', () => {
     const other = await account();
     const theirs = await add(other.mcp, { email: 't@example.com' });
     const { mcp, accountId } = await account();
-    assert.deepEqual((await mcp.call('forget_subscriber', { subscriber_id: MISSING })).body, { error: 'Subscriber not found' });
-    assert.deepEqual((await mcp.call('forget_subscriber', { subscriber_id: theirs.id })).body, { error: 'Subscriber not found' });
+    assert.deepEqual((await mcp.call('forget_subscriber', { subscriber_id: MISSING })).body, {
+      error: 'Subscriber not found',
+    });
+    assert.deepEqual((await mcp.call('forget_subscriber', { subscriber_id: theirs.id })).body, {
+      error: 'Subscriber not found',
+    });
     assert.ok(await s.db.selectFrom('subscribers').select('id').where('id', '=', theirs.id).executeTakeFirst());
-    assert.equal((await s.db.selectFrom('suppressions').select('email_hash').where('account_id', '=', accountId).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('suppressions').select('email_hash').where('account_id', '=', accountId).execute()).length,
+      0,
+    );
     assert.equal((await mcp.call('forget_subscriber', {})).error?.code, -32602);
     const ro = await account(['subscribers:read']);
-    assert.deepEqual((await ro.mcp.call('forget_subscriber', { subscriber_id: theirs.id })).body, forbidden('subscribers:write'));
+    assert.deepEqual(
+      (await ro.mcp.call('forget_subscriber', { subscriber_id: theirs.id })).body,
+      forbidden('subscribers:write'),
+    );
   });
 });
 
@@ -366,13 +538,25 @@ describe('assign_subscriber_to_group / unassign_subscriber_from_group', () => {
     const g = (await mcp.call('create_group', { name: 'Club' })).body.data;
     const sub = await add(mcp, { email: 'm@example.com' });
     const a1 = await mcp.call('assign_subscriber_to_group', { subscriber_id: sub.id, group_id: g.id });
-    assert.deepEqual(a1.body.data, { subscriber: { id: sub.id, email: 'm@example.com' }, group: { id: g.id, name: 'Club' }, added: true });
-    assert.equal((await mcp.call('assign_subscriber_to_group', { subscriber_id: sub.id, group_id: g.id })).body.data.added, false);
+    assert.deepEqual(a1.body.data, {
+      subscriber: { id: sub.id, email: 'm@example.com' },
+      group: { id: g.id, name: 'Club' },
+      added: true,
+    });
+    assert.equal(
+      (await mcp.call('assign_subscriber_to_group', { subscriber_id: sub.id, group_id: g.id })).body.data.added,
+      false,
+    );
     assert.equal((await mcp.call('get_group_subscribers', { group_id: g.id })).body.meta.total, 1);
     const u1 = await mcp.call('unassign_subscriber_from_group', { subscriber_id: sub.id, group_id: g.id });
     assert.equal(u1.body.data.removed, true);
-    assert.equal((await mcp.call('unassign_subscriber_from_group', { subscriber_id: sub.id, group_id: g.id })).body.data.removed, false);
-    const types = (await s.db.selectFrom('events').select('type').where('subscriber_id', '=', sub.id).orderBy('seq').execute()).map((e) => e.type);
+    assert.equal(
+      (await mcp.call('unassign_subscriber_from_group', { subscriber_id: sub.id, group_id: g.id })).body.data.removed,
+      false,
+    );
+    const types = (
+      await s.db.selectFrom('events').select('type').where('subscriber_id', '=', sub.id).orderBy('seq').execute()
+    ).map((e) => e.type);
     assert.deepEqual(types, ['subscriber.created', 'subscriber.added_to_group', 'subscriber.removed_from_group']);
   });
 
@@ -384,19 +568,38 @@ describe('assign_subscriber_to_group / unassign_subscriber_from_group', () => {
     const g = (await mcp.call('create_group', { name: 'Mine' })).body.data;
     const sub = await add(mcp, { email: 'm@example.com' });
     for (const tool of ['assign_subscriber_to_group', 'unassign_subscriber_from_group']) {
-      assert.deepEqual((await mcp.call(tool, { subscriber_id: sub.id, group_id: MISSING })).body, { error: 'Group not found' });
-      assert.deepEqual((await mcp.call(tool, { subscriber_id: sub.id, group_id: theirG.id })).body, { error: 'Group not found' });
-      assert.deepEqual((await mcp.call(tool, { subscriber_id: theirS.id, group_id: g.id })).body, { error: 'Subscriber not found' });
+      assert.deepEqual((await mcp.call(tool, { subscriber_id: sub.id, group_id: MISSING })).body, {
+        error: 'Group not found',
+      });
+      assert.deepEqual((await mcp.call(tool, { subscriber_id: sub.id, group_id: theirG.id })).body, {
+        error: 'Group not found',
+      });
+      assert.deepEqual((await mcp.call(tool, { subscriber_id: theirS.id, group_id: g.id })).body, {
+        error: 'Subscriber not found',
+      });
     }
-    assert.equal((await s.db.selectFrom('subscriber_groups').select('group_id').where('group_id', '=', theirG.id).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('subscriber_groups').select('group_id').where('group_id', '=', theirG.id).execute())
+        .length,
+      0,
+    );
   });
 
   test('validation (-32602) and scope (subscribers:write, not groups:write)', async () => {
     const { mcp } = await account(['groups:*', 'subscribers:read']);
     assert.equal((await mcp.call('assign_subscriber_to_group', { subscriber_id: MISSING })).error?.code, -32602);
-    assert.equal((await mcp.call('unassign_subscriber_from_group', { subscriber_id: MISSING, group_id: 'x' })).error?.code, -32602);
-    assert.deepEqual((await mcp.call('assign_subscriber_to_group', { subscriber_id: MISSING, group_id: MISSING })).body, forbidden('subscribers:write'));
-    assert.deepEqual((await mcp.call('unassign_subscriber_from_group', { subscriber_id: MISSING, group_id: MISSING })).body, forbidden('subscribers:write'));
+    assert.equal(
+      (await mcp.call('unassign_subscriber_from_group', { subscriber_id: MISSING, group_id: 'x' })).error?.code,
+      -32602,
+    );
+    assert.deepEqual(
+      (await mcp.call('assign_subscriber_to_group', { subscriber_id: MISSING, group_id: MISSING })).body,
+      forbidden('subscribers:write'),
+    );
+    assert.deepEqual(
+      (await mcp.call('unassign_subscriber_from_group', { subscriber_id: MISSING, group_id: MISSING })).body,
+      forbidden('subscribers:write'),
+    );
   });
 });
 
@@ -432,14 +635,19 @@ describe('import_subscribers_to_group / get_single_import', () => {
     const members = await mcp.call('get_group_subscribers', { group_id: g.id });
     assert.deepEqual(members.body.data.map((m: any) => m.email).sort(), ['exists@example.com', 'new1@example.com']);
     assert.equal((await mcp.call('get_subscriber', { email: 'exists@example.com' })).body.data.first_name, 'Updated');
-    assert.deepEqual((await mcp.call('get_subscriber', { email: 'new1@example.com' })).body.data.custom_fields, { company: 'Acme' });
+    assert.deepEqual((await mcp.call('get_subscriber', { email: 'new1@example.com' })).body.data.custom_fields, {
+      company: 'Acme',
+    });
   });
 
   test('plan limit is checked before the job starts: tool error with current_count, import_count, limit', async () => {
     const { mcp } = await account(['*'], 2);
     const g = (await mcp.call('create_group', { name: 'G' })).body.data;
     await add(mcp, { email: 'a@example.com' });
-    const r = await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [{ email: 'b@example.com' }, { email: 'c@example.com' }] });
+    const r = await mcp.call('import_subscribers_to_group', {
+      group_id: g.id,
+      subscribers: [{ email: 'b@example.com' }, { email: 'c@example.com' }],
+    });
     assert.equal(r.isError, true);
     assert.equal(r.body.error, 'Import would exceed the plan limit');
     assert.deepEqual(r.body.data, { current_count: 1, import_count: 2, limit: 2 });
@@ -448,25 +656,54 @@ describe('import_subscribers_to_group / get_single_import', () => {
   test("not found: unknown or another account's group, unknown or another account's import", async () => {
     const other = await account();
     const theirG = (await other.mcp.call('create_group', { name: 'Theirs' })).body.data;
-    const theirJob = (await other.mcp.call('import_subscribers_to_group', { group_id: theirG.id, subscribers: [{ email: 'x@example.com' }] })).body.data;
+    const theirJob = (
+      await other.mcp.call('import_subscribers_to_group', {
+        group_id: theirG.id,
+        subscribers: [{ email: 'x@example.com' }],
+      })
+    ).body.data;
     const { mcp } = await account();
-    assert.deepEqual((await mcp.call('import_subscribers_to_group', { group_id: MISSING, subscribers: [{ email: 'x@example.com' }] })).body, { error: 'Group not found' });
-    assert.deepEqual((await mcp.call('import_subscribers_to_group', { group_id: theirG.id, subscribers: [{ email: 'x@example.com' }] })).body, { error: 'Group not found' });
+    assert.deepEqual(
+      (await mcp.call('import_subscribers_to_group', { group_id: MISSING, subscribers: [{ email: 'x@example.com' }] }))
+        .body,
+      { error: 'Group not found' },
+    );
+    assert.deepEqual(
+      (
+        await mcp.call('import_subscribers_to_group', {
+          group_id: theirG.id,
+          subscribers: [{ email: 'x@example.com' }],
+        })
+      ).body,
+      { error: 'Group not found' },
+    );
     assert.deepEqual((await mcp.call('get_single_import', { import_id: MISSING })).body, { error: 'Import not found' });
-    assert.deepEqual((await mcp.call('get_single_import', { import_id: theirJob.job_id })).body, { error: 'Import not found' });
+    assert.deepEqual((await mcp.call('get_single_import', { import_id: theirJob.job_id })).body, {
+      error: 'Import not found',
+    });
   });
 
   test('validation: no subscribers, a row without email, a non-UUID import_id → -32602', async () => {
     const { mcp } = await account();
     const g = (await mcp.call('create_group', { name: 'G' })).body.data;
-    assert.equal((await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [] })).error?.message, 'subscribers: At least one subscriber is required');
-    assert.equal((await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [{ first_name: 'x' }] })).error?.message, 'subscribers.0.email: email is required for every subscriber');
+    assert.equal(
+      (await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [] })).error?.message,
+      'subscribers: At least one subscriber is required',
+    );
+    assert.equal(
+      (await mcp.call('import_subscribers_to_group', { group_id: g.id, subscribers: [{ first_name: 'x' }] })).error
+        ?.message,
+      'subscribers.0.email: email is required for every subscriber',
+    );
     assert.equal((await mcp.call('get_single_import', { import_id: '1' })).error?.code, -32602);
   });
 
   test('scopes: get_single_import needs subscribers:read, import_subscribers_to_group subscribers:write', async () => {
     const { mcp } = await account(['groups:*']);
     assert.deepEqual((await mcp.call('get_single_import', { import_id: MISSING })).body, forbidden('subscribers:read'));
-    assert.deepEqual((await mcp.call('import_subscribers_to_group', { group_id: MISSING, subscribers: [{ email: 'a@b.co' }] })).body, forbidden('subscribers:write'));
+    assert.deepEqual(
+      (await mcp.call('import_subscribers_to_group', { group_id: MISSING, subscribers: [{ email: 'a@b.co' }] })).body,
+      forbidden('subscribers:write'),
+    );
   });
 });

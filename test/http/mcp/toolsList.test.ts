@@ -60,7 +60,10 @@ async function listFor(scopes: string[]) {
   const { key } = await s.newAccount({ scopes });
   return mcpClient(s.url, key).listNames();
 }
-const expected = (pred: (scope: string) => boolean) => Object.keys(SPEC_TOOLS).filter((n) => pred(SPEC_TOOLS[n]!)).sort();
+const expected = (pred: (scope: string) => boolean) =>
+  Object.keys(SPEC_TOOLS)
+    .filter((n) => pred(SPEC_TOOLS[n]!))
+    .sort();
 
 describe('tools/list filtered by scope', () => {
   test('the spec table has 44 tools', () => {
@@ -70,18 +73,30 @@ describe('tools/list filtered by scope', () => {
   test('* → all 44 tools, exactly the spec names', async () => {
     const names = await listFor(['*']);
     assert.equal(names.length, 44);
-    assert.deepEqual([...names].sort(), expected(() => true));
+    assert.deepEqual(
+      [...names].sort(),
+      expected(() => true),
+    );
   });
 
   for (const resource of RESOURCES) {
     test(`${resource}:read → exactly the ${resource}:read tools`, async () => {
-      assert.deepEqual((await listFor([`${resource}:read`])).sort(), expected((sc) => sc === `${resource}:read`));
+      assert.deepEqual(
+        (await listFor([`${resource}:read`])).sort(),
+        expected((sc) => sc === `${resource}:read`),
+      );
     });
     test(`${resource}:write → exactly the ${resource}:write tools`, async () => {
-      assert.deepEqual((await listFor([`${resource}:write`])).sort(), expected((sc) => sc === `${resource}:write`));
+      assert.deepEqual(
+        (await listFor([`${resource}:write`])).sort(),
+        expected((sc) => sc === `${resource}:write`),
+      );
     });
     test(`${resource}:* → all read and write tools of ${resource}`, async () => {
-      assert.deepEqual((await listFor([`${resource}:*`])).sort(), expected((sc) => sc.startsWith(`${resource}:`)));
+      assert.deepEqual(
+        (await listFor([`${resource}:*`])).sort(),
+        expected((sc) => sc.startsWith(`${resource}:`)),
+      );
     });
   }
 
@@ -96,7 +111,10 @@ describe('tools/list filtered by scope', () => {
     const first = await m.listNames();
     assert.deepEqual(await m.listNames(), first);
     const narrow = await listFor(['groups:*', 'subscribers:read']);
-    assert.deepEqual(narrow, first.filter((n) => narrow.includes(n)));
+    assert.deepEqual(
+      narrow,
+      first.filter((n) => narrow.includes(n)),
+    );
   });
 
   test('every tool has a title, a description, an object inputSchema with described properties, and annotations', async () => {
@@ -110,8 +128,13 @@ describe('tools/list filtered by scope', () => {
       for (const [prop, schema] of Object.entries<any>(tool.inputSchema.properties)) {
         assert.ok(schema.description, `${tool.name}.${prop} has no description`);
       }
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint']) assert.equal(typeof tool.annotations[hint], 'boolean', `${tool.name}.${hint}`);
-      assert.equal(tool.annotations.readOnlyHint, SPEC_TOOLS[tool.name]!.endsWith(':read'), `${tool.name}: readOnlyHint follows its scope`);
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint'])
+        assert.equal(typeof tool.annotations[hint], 'boolean', `${tool.name}.${hint}`);
+      assert.equal(
+        tool.annotations.readOnlyHint,
+        SPEC_TOOLS[tool.name]!.endsWith(':read'),
+        `${tool.name}: readOnlyHint follows its scope`,
+      );
     }
   });
 

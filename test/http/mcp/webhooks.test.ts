@@ -15,7 +15,12 @@ async function account(scopes = ['*']) {
 }
 
 async function createOne(mcp: ReturnType<typeof mcpClient>, args: Record<string, unknown> = {}) {
-  const r = await mcp.call('create_webhook', { name: 'CRM', url: URL_, events: ['subscriber.created', 'subscriber.updated'], ...args });
+  const r = await mcp.call('create_webhook', {
+    name: 'CRM',
+    url: URL_,
+    events: ['subscriber.created', 'subscriber.updated'],
+    ...args,
+  });
   assert.equal(r.isError, false, JSON.stringify(r.body ?? r.error));
   return r.body.data;
 }
@@ -40,7 +45,10 @@ describe('create_webhook', () => {
     const bad = await mcp.call('create_webhook', { url: URL_, events: ['subscriber.exploded'] });
     assert.equal(bad.error?.code, -32602);
     assert.match(bad.error!.message, /^events\.0: Each event must be one of: subscriber\.created/);
-    assert.equal((await mcp.call('create_webhook', { url: URL_, events: [] })).error?.message, 'events: At least one event is required');
+    assert.equal(
+      (await mcp.call('create_webhook', { url: URL_, events: [] })).error?.message,
+      'events: At least one event is required',
+    );
     assert.equal((await mcp.call('create_webhook', { events: ['*'] })).error?.message, 'url: url is required');
   });
 
@@ -80,19 +88,25 @@ describe('get_webhook', () => {
 
   test('Forbidden without webhooks:read', async () => {
     const { mcp } = await account(['subscribers:*']);
-    assert.equal((await mcp.call('get_webhook', { webhook_id: MISSING })).body.message, 'API key lacks the required permission: webhooks:read');
+    assert.equal(
+      (await mcp.call('get_webhook', { webhook_id: MISSING })).body.message,
+      'API key lacks the required permission: webhooks:read',
+    );
   });
 });
 
 describe('list_webhooks', () => {
-  test('lists only this account\'s webhooks, newest first, without secrets, with paging meta', async () => {
+  test("lists only this account's webhooks, newest first, without secrets, with paging meta", async () => {
     const a = await account(['webhooks:read', 'webhooks:write']);
     const b = await account();
     await createOne(b.mcp, { name: 'theirs' });
     for (const name of ['one', 'two', 'three']) await createOne(a.mcp, { name });
     const page1 = await a.mcp.call('list_webhooks', { per_page: 2 });
     assert.deepEqual(page1.body.meta, { current_page: 1, last_page: 2, per_page: 2, total: 3 });
-    assert.deepEqual(page1.body.data.map((w: any) => w.name), ['three', 'two']);
+    assert.deepEqual(
+      page1.body.data.map((w: any) => w.name),
+      ['three', 'two'],
+    );
     assert.equal('secret' in page1.body.data[0], false);
     const page2 = await a.mcp.call('list_webhooks', { page: 2, per_page: 500 });
     assert.deepEqual(page2.body.meta, { current_page: 2, last_page: 1, per_page: 100, total: 3 });
@@ -118,11 +132,13 @@ describe('update_webhook', () => {
     assert.equal((await mcp.call('get_webhook', { webhook_id: hook.id })).body.data.secret, hook.secret);
   });
 
-  test('not found for another account\'s id; -32602 for a bad event; Forbidden without write', async () => {
+  test("not found for another account's id; -32602 for a bad event; Forbidden without write", async () => {
     const a = await account();
     const b = await account();
     const hook = await createOne(a.mcp);
-    assert.deepEqual((await b.mcp.call('update_webhook', { webhook_id: hook.id, name: 'x' })).body, { error: 'Webhook not found' });
+    assert.deepEqual((await b.mcp.call('update_webhook', { webhook_id: hook.id, name: 'x' })).body, {
+      error: 'Webhook not found',
+    });
     assert.equal((await a.mcp.call('update_webhook', { webhook_id: hook.id, events: ['nope'] })).error?.code, -32602);
     assert.equal((await a.mcp.call('update_webhook', { webhook_id: hook.id, enabled: 'yes' })).error?.code, -32602);
     const reader = mcpClient(s.url, (await s.newKey(a.accountId, ['webhooks:read'])).key);
@@ -132,16 +148,20 @@ describe('update_webhook', () => {
 });
 
 describe('delete_webhook', () => {
-  test('deletes; a second delete and another account\'s id are not found; Forbidden without write', async () => {
+  test("deletes; a second delete and another account's id are not found; Forbidden without write", async () => {
     const a = await account();
     const b = await account();
     const hook = await createOne(a.mcp);
-    assert.deepEqual((await b.mcp.call('delete_webhook', { webhook_id: hook.id })).body, { error: 'Webhook not found' });
+    assert.deepEqual((await b.mcp.call('delete_webhook', { webhook_id: hook.id })).body, {
+      error: 'Webhook not found',
+    });
     const reader = mcpClient(s.url, (await s.newKey(a.accountId, ['webhooks:read'])).key);
     assert.equal((await reader.call('delete_webhook', { webhook_id: hook.id })).body.error, 'Forbidden');
     const r = await a.mcp.call('delete_webhook', { webhook_id: hook.id });
     assert.deepEqual(r.body, { success: true, data: { id: hook.id, deleted: true } });
-    assert.deepEqual((await a.mcp.call('delete_webhook', { webhook_id: hook.id })).body, { error: 'Webhook not found' });
+    assert.deepEqual((await a.mcp.call('delete_webhook', { webhook_id: hook.id })).body, {
+      error: 'Webhook not found',
+    });
     assert.deepEqual((await a.mcp.call('get_webhook', { webhook_id: hook.id })).body, { error: 'Webhook not found' });
   });
 });

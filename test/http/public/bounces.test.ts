@@ -15,16 +15,30 @@ const hooks = client(s.url);
 const ADDRESSES = ['jane@example.com', 'john@example.com', 'richard@example.com', 'example@test.com'];
 
 function fixture(name: string, messageId = 'none@localhost'): string {
-  return readFileSync(new URL(`../../fixtures/bounces/${name}`, import.meta.url), 'utf8').replaceAll('MESSAGE_ID', messageId);
+  return readFileSync(new URL(`../../fixtures/bounces/${name}`, import.meta.url), 'utf8').replaceAll(
+    'MESSAGE_ID',
+    messageId,
+  );
 }
 
 async function setup() {
   const { accountId, key } = await s.newAccount();
   const api = restClient(s.url, key);
   const sent = await sendCampaignTo(s.db, api, accountId, ADDRESSES);
-  const { bounce_secret } = await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
+  const { bounce_secret } = await s.db
+    .selectFrom('accounts')
+    .select('bounce_secret')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
   const status = async (email: string) =>
-    (await s.db.selectFrom('subscribers').select('status').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirstOrThrow()).status;
+    (
+      await s.db
+        .selectFrom('subscribers')
+        .select('status')
+        .where('account_id', '=', accountId)
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+    ).status;
   const stats = async () => (await api.get(`/campaigns/${sent.campaignId}`)).body.data.stats;
   return { accountId, api, secret: bounce_secret, status, stats, ...sent };
 }
@@ -35,9 +49,16 @@ const SNS = { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-ty
 describe('Bounce hooks › Amazon SES (SNS)', () => {
   test('SubscriptionConfirmation is recorded for the operator and changes nothing else (the URL is never fetched)', async () => {
     const a = await setup();
-    const res = await hooks.post(`/hooks/bounces/ses/${a.secret}`, fixture('ses-subscription-confirmation.json'), { ...SNS, 'x-amz-sns-message-type': 'SubscriptionConfirmation' });
+    const res = await hooks.post(`/hooks/bounces/ses/${a.secret}`, fixture('ses-subscription-confirmation.json'), {
+      ...SNS,
+      'x-amz-sns-message-type': 'SubscriptionConfirmation',
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    const rows = await s.db.selectFrom('bounce_hook_confirmations').selectAll().where('account_id', '=', a.accountId).execute();
+    const rows = await s.db
+      .selectFrom('bounce_hook_confirmations')
+      .selectAll()
+      .where('account_id', '=', a.accountId)
+      .execute();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.topic_arn, 'arn:aws:sns:us-west-2:123456789012:MyTopic');
     assert.match(rows[0]!.subscribe_url, /^https:\/\/sns\.us-west-2\.amazonaws\.com\/\?Action=ConfirmSubscription/);
@@ -64,7 +85,10 @@ describe('Bounce hooks › Amazon SES (SNS)', () => {
     assert.equal((await eventsOfType(s.db, a.accountId, 'subscriber.bounced')).length, 1);
     assert.equal((await a.stats()).bounces, 1);
     const listed = await a.api.get(`/campaigns/${a.campaignId}/recipients?filter=bounced`);
-    assert.deepEqual(listed.body.data.recipients.map((r: any) => r.subscriber.email), ['jane@example.com']);
+    assert.deepEqual(
+      listed.body.data.recipients.map((r: any) => r.subscriber.email),
+      ['jane@example.com'],
+    );
   });
 
   test('Transient bounce is counted only: status stays active, no event', async () => {
@@ -93,7 +117,11 @@ describe('Bounce hooks › Amazon SES (SNS)', () => {
 describe('Bounce hooks › SendGrid, Postmark, generic', () => {
   test('SendGrid event batch: bounce (matched by smtp-id) → bounced, deferred → soft, spamreport → complained, others ignored', async () => {
     const a = await setup();
-    const res = await hooks.post(`/hooks/bounces/sendgrid/${a.secret}`, fixture('sendgrid-events.json', a.messageIds.get('example@test.com')), { 'content-type': 'application/json' });
+    const res = await hooks.post(
+      `/hooks/bounces/sendgrid/${a.secret}`,
+      fixture('sendgrid-events.json', a.messageIds.get('example@test.com')),
+      { 'content-type': 'application/json' },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.data, { received: 3, hard: 1, soft: 1, complaints: 1, unknown: 0 });
     assert.equal(await a.status('example@test.com'), 'bounced');
@@ -104,12 +132,18 @@ describe('Bounce hooks › SendGrid, Postmark, generic', () => {
 
   test('Postmark bounce webhook: HardBounce → bounced; SoftBounce counted; SpamComplaint → complained', async () => {
     const a = await setup();
-    const hard = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-bounce.json'), { 'content-type': 'application/json' });
+    const hard = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-bounce.json'), {
+      'content-type': 'application/json',
+    });
     assert.deepEqual(hard.body.data, { received: 1, hard: 1, soft: 0, complaints: 0, unknown: 0 });
     assert.equal(await a.status('john@example.com'), 'bounced');
-    const soft = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-soft-bounce.json'), { 'content-type': 'application/json' });
+    const soft = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-soft-bounce.json'), {
+      'content-type': 'application/json',
+    });
     assert.equal(soft.body.data.soft, 1);
-    const spam = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-spam-complaint.json'), { 'content-type': 'application/json' });
+    const spam = await hooks.post(`/hooks/bounces/postmark/${a.secret}`, fixture('postmark-spam-complaint.json'), {
+      'content-type': 'application/json',
+    });
     assert.equal(spam.body.data.complaints, 1);
     assert.equal(await a.status('richard@example.com'), 'complained');
     assert.equal((await eventsOfType(s.db, a.accountId, 'email.bounced')).length, 1);
@@ -121,7 +155,10 @@ describe('Bounce hooks › SendGrid, Postmark, generic', () => {
     items.push({ email: 'nobody@nowhere.test', type: 'hard' });
     const res = await hooks.post(`/hooks/bounces/generic/${a.secret}`, items);
     assert.deepEqual(res.body.data, { received: 4, hard: 1, soft: 1, complaints: 1, unknown: 1 });
-    assert.deepEqual([await a.status('jane@example.com'), await a.status('john@example.com'), await a.status('richard@example.com')], ['bounced', 'active', 'complained']);
+    assert.deepEqual(
+      [await a.status('jane@example.com'), await a.status('john@example.com'), await a.status('richard@example.com')],
+      ['bounced', 'active', 'complained'],
+    );
   });
 
   test('Generic JSON with a bad type → 400 with the field; nothing changes', async () => {
@@ -136,9 +173,21 @@ describe('Bounce hooks › SendGrid, Postmark, generic', () => {
   test('Unknown secret or provider → 404; another account secret never touches this account', async () => {
     const a = await setup();
     const other = await s.newAccount();
-    const otherSecret = (await s.db.selectFrom('accounts').select('bounce_secret').where('id', '=', other.accountId).executeTakeFirstOrThrow()).bounce_secret;
-    assert.equal((await hooks.post(`/hooks/bounces/generic/not-the-secret`, { email: 'jane@example.com', type: 'hard' })).status, 404);
-    assert.equal((await hooks.post(`/hooks/bounces/mailchimp/${a.secret}`, { email: 'jane@example.com', type: 'hard' })).status, 404);
+    const otherSecret = (
+      await s.db
+        .selectFrom('accounts')
+        .select('bounce_secret')
+        .where('id', '=', other.accountId)
+        .executeTakeFirstOrThrow()
+    ).bounce_secret;
+    assert.equal(
+      (await hooks.post(`/hooks/bounces/generic/not-the-secret`, { email: 'jane@example.com', type: 'hard' })).status,
+      404,
+    );
+    assert.equal(
+      (await hooks.post(`/hooks/bounces/mailchimp/${a.secret}`, { email: 'jane@example.com', type: 'hard' })).status,
+      404,
+    );
     const res = await hooks.post(`/hooks/bounces/generic/${otherSecret}`, { email: 'jane@example.com', type: 'hard' });
     assert.deepEqual(res.body.data, { received: 1, hard: 0, soft: 0, complaints: 0, unknown: 1 });
     assert.equal(await a.status('jane@example.com'), 'active');

@@ -21,20 +21,40 @@ async function form(a: Account, body: Record<string, unknown>) {
 }
 
 const post = (id: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
-  fetch(`${s.url}/f/${id}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers }, body: new URLSearchParams(body) });
-const postJson = (id: string, body: unknown, headers: Record<string, string> = {}) => client(s.url).post(`/f/${id}`, body, { accept: 'application/json', ...headers });
+  fetch(`${s.url}/f/${id}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers },
+    body: new URLSearchParams(body),
+  });
+const postJson = (id: string, body: unknown, headers: Record<string, string> = {}) =>
+  client(s.url).post(`/f/${id}`, body, { accept: 'application/json', ...headers });
 
 const subscriber = (accountId: string, email: string) =>
-  s.db.selectFrom('subscribers').selectAll().where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
-const stats = async (id: string) => (await s.db.selectFrom('forms').select(['views', 'submissions', 'confirmations']).where('id', '=', id).executeTakeFirstOrThrow());
-const mailsTo = (to: string) => s.db.selectFrom('outbox').selectAll().where('to_addr', '=', to).orderBy('created_at').execute();
+  s.db
+    .selectFrom('subscribers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+const stats = async (id: string) =>
+  await s.db
+    .selectFrom('forms')
+    .select(['views', 'submissions', 'confirmations'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+const mailsTo = (to: string) =>
+  s.db.selectFrom('outbox').selectAll().where('to_addr', '=', to).orderBy('created_at').execute();
 const linkIn = (text: string | null) => /(http:\/\/[^\s"]+\/f\/confirm\/[A-Za-z0-9_\-.]+)/.exec(text ?? '')?.[1];
 
 describe('GET /f/{id} hosted page', () => {
   test('accessible HTML: labelled inputs, escaped form name, hidden honeypot, CSP without scripts; counts a view', async () => {
     const a = await account();
     await a.api.post('/fields', { key: 'vip', name: 'VIP', type: 'boolean' });
-    const f = await form(a, { name: '<script>alert(1)</script> News', fields: [{ key: 'first_name', label: 'Your "name"' }, { key: 'vip' }] });
+    const f = await form(a, {
+      name: '<script>alert(1)</script> News',
+      fields: [{ key: 'first_name', label: 'Your "name"' }, { key: 'vip' }],
+    });
     const res = await fetch(`${s.url}/f/${f.id}`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /text\/html/);
@@ -43,10 +63,16 @@ describe('GET /f/{id} hosted page', () => {
     assert.ok(!html.includes('<script>alert(1)</script>'));
     assert.ok(html.includes('<h1>&lt;script&gt;alert(1)&lt;/script&gt; News</h1>'));
     assert.ok(html.includes('<html lang="en">'));
-    assert.match(html, /<label for="mg-email">Email <span aria-hidden="true">\*<\/span><\/label><input type="email" id="mg-email" name="email" required/);
+    assert.match(
+      html,
+      /<label for="mg-email">Email <span aria-hidden="true">\*<\/span><\/label><input type="email" id="mg-email" name="email" required/,
+    );
     assert.ok(html.includes('<label for="mg-first_name">Your &quot;name&quot;</label>'));
     assert.match(html, /<input type="checkbox" id="mg-vip" name="vip"/);
-    assert.match(html, /aria-hidden="true"[^>]*><label for="mg-_website">Leave this field empty<\/label><input type="text" id="mg-_website" name="_website" tabindex="-1"/);
+    assert.match(
+      html,
+      /aria-hidden="true"[^>]*><label for="mg-_website">Leave this field empty<\/label><input type="text" id="mg-_website" name="_website" tabindex="-1"/,
+    );
     assert.ok(!/<script|<link|src="http/.test(html), 'no scripts or external assets');
     assert.deepEqual(await stats(f.id), { views: 1, submissions: 0, confirmations: 0 });
   });
@@ -69,7 +95,11 @@ describe('POST /f/{id} without double opt-in', () => {
     const a = await account();
     const g = (await a.api.post('/groups', { name: 'Readers' })).body.data;
     await a.api.post('/fields', { key: 'age', type: 'number' });
-    const f = await form(a, { group_ids: [g.id], fields: [{ key: 'first_name' }, { key: 'age' }], success_message: 'Welcome <aboard>!' });
+    const f = await form(a, {
+      group_ids: [g.id],
+      fields: [{ key: 'first_name' }, { key: 'age' }],
+      success_message: 'Welcome <aboard>!',
+    });
     const res = await post(f.id, { email: ' Ada@Example.com ', first_name: 'Ada', age: '36', unknown: 'ignored' });
     assert.equal(res.status, 200);
     assert.ok((await res.text()).includes('Welcome &lt;aboard&gt;!'));
@@ -78,9 +108,24 @@ describe('POST /f/{id} without double opt-in', () => {
     assert.equal(sub.status, 'active');
     assert.equal(sub.first_name, 'Ada');
     assert.deepEqual(sub.custom_fields, { age: 36 });
-    assert.ok(await s.db.selectFrom('subscriber_groups').select('group_id').where('subscriber_id', '=', sub.id).where('group_id', '=', g.id).executeTakeFirst());
-    const ev = await s.db.selectFrom('events').select(['data', 'subscriber_id']).where('account_id', '=', a.accountId).where('type', '=', 'form.submitted').executeTakeFirstOrThrow();
-    assert.deepEqual(ev, { data: { form: { id: f.id, name: 'Newsletter' }, subscriber: { id: sub.id, email: 'Ada@Example.com' } }, subscriber_id: sub.id });
+    assert.ok(
+      await s.db
+        .selectFrom('subscriber_groups')
+        .select('group_id')
+        .where('subscriber_id', '=', sub.id)
+        .where('group_id', '=', g.id)
+        .executeTakeFirst(),
+    );
+    const ev = await s.db
+      .selectFrom('events')
+      .select(['data', 'subscriber_id'])
+      .where('account_id', '=', a.accountId)
+      .where('type', '=', 'form.submitted')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(ev, {
+      data: { form: { id: f.id, name: 'Newsletter' }, subscriber: { id: sub.id, email: 'Ada@Example.com' } },
+      subscriber_id: sub.id,
+    });
     assert.deepEqual(await stats(f.id), { views: 0, submissions: 1, confirmations: 0 });
     assert.equal((await a.api.get(`/forms/${f.id}/subscribers`)).body.data.subscribers[0].id, sub.id);
   });
@@ -92,13 +137,21 @@ describe('POST /f/{id} without double opt-in', () => {
     assert.equal(res.status, 303);
     assert.equal(res.headers.get('location'), 'https://example.com/thanks');
     const json = await postJson(f.id, { email: 'b@example.com' });
-    assert.deepEqual(json.body, { success: true, message: 'Thank you for subscribing!', confirmation_required: false, redirect_url: 'https://example.com/thanks' });
+    assert.deepEqual(json.body, {
+      success: true,
+      message: 'Thank you for subscribing!',
+      confirmation_required: false,
+      redirect_url: 'https://example.com/thanks',
+    });
   });
 
   test('CORS for embeds: OPTIONS preflight 204 and Access-Control-Allow-Origin * on POST', async () => {
     const a = await account();
     const f = await form(a, {});
-    const pre = await fetch(`${s.url}/f/${f.id}`, { method: 'OPTIONS', headers: { origin: 'https://site.example', 'access-control-request-method': 'POST' } });
+    const pre = await fetch(`${s.url}/f/${f.id}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://site.example', 'access-control-request-method': 'POST' },
+    });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     assert.match(pre.headers.get('access-control-allow-methods')!, /POST/);
@@ -122,8 +175,15 @@ describe('POST /f/{id} without double opt-in', () => {
     assert.ok(html.includes('value="&quot;&gt;&lt;b&gt;x"'));
     const json = await postJson(f.id, { first_name: 'Ada' });
     assert.equal(json.status, 400);
-    assert.deepEqual(json.body, { success: false, error: 'email: This field is required', data: { email: ['This field is required'] } });
-    assert.equal((await s.db.selectFrom('subscribers').select('id').where('account_id', '=', a.accountId).execute()).length, 0);
+    assert.deepEqual(json.body, {
+      success: false,
+      error: 'email: This field is required',
+      data: { email: ['This field is required'] },
+    });
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('id').where('account_id', '=', a.accountId).execute()).length,
+      0,
+    );
     assert.equal((await stats(f.id)).submissions, 0);
   });
 
@@ -136,7 +196,10 @@ describe('POST /f/{id} without double opt-in', () => {
     assert.equal((await post(f.id, { email: 'U@example.com' })).status, 200);
     const after = (await a.api.get(`/subscribers/${sub.id}`)).body.data;
     assert.equal(after.status, 'unsubscribed');
-    assert.deepEqual(after.groups.map((x: any) => x.id), [g.id]);
+    assert.deepEqual(
+      after.groups.map((x: any) => x.id),
+      [g.id],
+    );
   });
 
   test('a custom field deleted after the form was saved drops out of the page and of required checks', async () => {
@@ -186,7 +249,10 @@ describe('POST /f/{id} abuse guards', () => {
     assert.equal(limited.headers.get('retry-after'), String(limited.body.retry_after));
     assert.equal(await subscriber(a.accountId, 'r10@example.com'), undefined);
     assert.equal((await post(f.id, { email: 'r11@example.com' }, ip)).status, 429);
-    assert.equal((await postJson(f.id, { email: 'r12@example.com' }, { 'x-forwarded-for': '203.0.113.8' })).status, 200);
+    assert.equal(
+      (await postJson(f.id, { email: 'r12@example.com' }, { 'x-forwarded-for': '203.0.113.8' })).status,
+      200,
+    );
     assert.equal((await postJson(other.id, { email: 'r13@example.com' }, ip)).status, 200);
   });
 });
@@ -194,9 +260,22 @@ describe('POST /f/{id} abuse guards', () => {
 describe('Double opt-in', () => {
   test('submit → pending signup (not a subscriber) + confirmation mail; the link creates the subscriber in the groups, once', async () => {
     const a = await account();
-    await s.db.updateTable('accounts').set({ default_from_name: 'Acme News', default_from_email: 'news@acme.example', default_reply_to: 'hello@acme.example' }).where('id', '=', a.accountId).execute();
+    await s.db
+      .updateTable('accounts')
+      .set({
+        default_from_name: 'Acme News',
+        default_from_email: 'news@acme.example',
+        default_reply_to: 'hello@acme.example',
+      })
+      .where('id', '=', a.accountId)
+      .execute();
     const g = (await a.api.post('/groups', { name: 'Confirmed' })).body.data;
-    const f = await form(a, { double_opt_in: true, group_ids: [g.id], fields: [{ key: 'first_name' }], success_message: 'You are in!' });
+    const f = await form(a, {
+      double_opt_in: true,
+      group_ids: [g.id],
+      fields: [{ key: 'first_name' }],
+      success_message: 'You are in!',
+    });
     const res = await post(f.id, { email: 'dora@example.com', first_name: 'Dora' });
     assert.equal(res.status, 200);
     assert.match(await res.text(), /Almost done: we have sent you an email/);
@@ -221,9 +300,30 @@ describe('Double opt-in', () => {
     assert.equal(sub.status, 'active');
     assert.equal(sub.first_name, 'Dora');
     assert.equal(sub.source, 'form');
-    assert.ok(await s.db.selectFrom('subscriber_groups').select('group_id').where('subscriber_id', '=', sub.id).where('group_id', '=', g.id).executeTakeFirst());
-    const ev = await s.db.selectFrom('events').select('data').where('account_id', '=', a.accountId).where('type', '=', 'form.submitted').execute();
-    assert.deepEqual(ev.map((e) => e.data), [{ form: { id: f.id, name: 'Newsletter' }, subscriber: { id: sub.id, email: 'dora@example.com' }, confirmed: true }]);
+    assert.ok(
+      await s.db
+        .selectFrom('subscriber_groups')
+        .select('group_id')
+        .where('subscriber_id', '=', sub.id)
+        .where('group_id', '=', g.id)
+        .executeTakeFirst(),
+    );
+    const ev = await s.db
+      .selectFrom('events')
+      .select('data')
+      .where('account_id', '=', a.accountId)
+      .where('type', '=', 'form.submitted')
+      .execute();
+    assert.deepEqual(
+      ev.map((e) => e.data),
+      [
+        {
+          form: { id: f.id, name: 'Newsletter' },
+          subscriber: { id: sub.id, email: 'dora@example.com' },
+          confirmed: true,
+        },
+      ],
+    );
     // a second click shows success again but counts nothing twice
     assert.equal((await fetch(link)).status, 200);
     assert.deepEqual(await stats(f.id), { views: 0, submissions: 1, confirmations: 1 });
@@ -234,10 +334,18 @@ describe('Double opt-in', () => {
     const a = await account();
     const f = await form(a, { double_opt_in: true, fields: [{ key: 'first_name' }] });
     const first = await postJson(f.id, { email: 'eve@example.com', first_name: 'Eve' });
-    assert.deepEqual(first.body, { success: true, message: 'Almost done: we have sent you an email. Please open the link in it to confirm your subscription.', confirmation_required: true });
+    assert.deepEqual(first.body, {
+      success: true,
+      message: 'Almost done: we have sent you an email. Please open the link in it to confirm your subscription.',
+      confirmation_required: true,
+    });
     await postJson(f.id, { email: 'EVE@example.com', first_name: 'Evelyn' });
     assert.equal((await mailsTo('eve@example.com')).length, 1);
-    const pending = await s.db.selectFrom('pending_signups').select(['email', 'data']).where('form_id', '=', f.id).execute();
+    const pending = await s.db
+      .selectFrom('pending_signups')
+      .select(['email', 'data'])
+      .where('form_id', '=', f.id)
+      .execute();
     assert.deepEqual(pending, [{ email: 'EVE@example.com', data: { first_name: 'Evelyn' } }]);
   });
 
@@ -262,11 +370,16 @@ describe('Double opt-in', () => {
     const tampered = await fetch(`${s.url}/f/confirm/${token.slice(0, -2)}xx`);
     assert.equal(tampered.status, 400);
     assert.match(await tampered.text(), /This confirmation link is not valid/);
-    const id = (await s.db.selectFrom('pending_signups').select('id').where('form_id', '=', f.id).executeTakeFirstOrThrow()).id;
+    const id = (
+      await s.db.selectFrom('pending_signups').select('id').where('form_id', '=', f.id).executeTakeFirstOrThrow()
+    ).id;
     const expired = await fetch(`${s.url}/f/confirm/${signToken(s.config.secret, id, new Date(Date.now() - 1000))}`);
     assert.equal(expired.status, 400);
     assert.match(await expired.text(), /has expired/);
-    assert.equal((await fetch(`${s.url}/f/confirm/${signToken('another-secret', id, new Date(Date.now() + 60_000))}`)).status, 400);
+    assert.equal(
+      (await fetch(`${s.url}/f/confirm/${signToken('another-secret', id, new Date(Date.now() + 60_000))}`)).status,
+      400,
+    );
     assert.equal(await subscriber(a.accountId, 'tim@example.com'), undefined);
   });
 
@@ -277,12 +390,24 @@ describe('Double opt-in', () => {
     await post(plain.id, { email: 'gone@example.com' });
     await post(doi.id, { email: 'GONE@example.com' });
     const sub = (await subscriber(a.accountId, 'gone@example.com'))!;
-    assert.equal((await s.db.selectFrom('pending_signups').select('id').where('account_id', '=', a.accountId).execute()).length, 1);
+    assert.equal(
+      (await s.db.selectFrom('pending_signups').select('id').where('account_id', '=', a.accountId).execute()).length,
+      1,
+    );
     await forgetSubscriber(s.db, s.config.secret, a.accountId, sub.id);
-    assert.equal((await s.db.selectFrom('pending_signups').select('id').where('account_id', '=', a.accountId).execute()).length, 0);
-    assert.equal((await s.db.selectFrom('form_signups').select('form_id').where('account_id', '=', a.accountId).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('pending_signups').select('id').where('account_id', '=', a.accountId).execute()).length,
+      0,
+    );
+    assert.equal(
+      (await s.db.selectFrom('form_signups').select('form_id').where('account_id', '=', a.accountId).execute()).length,
+      0,
+    );
     await post(doi.id, { email: 'other@example.com' });
     await a.api.delete(`/forms/${doi.id}`);
-    assert.equal((await s.db.selectFrom('pending_signups').select('id').where('account_id', '=', a.accountId).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('pending_signups').select('id').where('account_id', '=', a.accountId).execute()).length,
+      0,
+    );
   });
 });

@@ -29,8 +29,16 @@ describe('Open pixel', () => {
     assert.equal(forged.status, 200);
     const ev = await eventsOfType(s.db, a.accountId, 'email.opened');
     assert.equal(ev.length, 1);
-    assert.deepEqual([ev[0]!.data.campaign_id, ev[0]!.subscriber_id, ev[0]!.data.subscriber.email], [a.campaignId, a.sub, 't1@track.test']);
-    const row = await s.db.selectFrom('campaign_recipients').select(['opens', 'opened_at']).where('campaign_id', '=', a.campaignId).where('subscriber_id', '=', a.sub).executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [ev[0]!.data.campaign_id, ev[0]!.subscriber_id, ev[0]!.data.subscriber.email],
+      [a.campaignId, a.sub, 't1@track.test'],
+    );
+    const row = await s.db
+      .selectFrom('campaign_recipients')
+      .select(['opens', 'opened_at'])
+      .where('campaign_id', '=', a.campaignId)
+      .where('subscriber_id', '=', a.sub)
+      .executeTakeFirstOrThrow();
     assert.equal(row.opens, 1);
     assert.ok(row.opened_at);
   });
@@ -41,17 +49,28 @@ describe('Open before the ledger has the answer', () => {
     const a = await sent();
     const t2 = a.subscriberIds.get('t2@track.test')!;
     const setState = (sub: string, state: 'sending' | 'interrupted' | 'queued' | 'failed') =>
-      s.db.updateTable('campaign_recipients').set({ state }).where('campaign_id', '=', a.campaignId).where('subscriber_id', '=', sub).execute();
+      s.db
+        .updateTable('campaign_recipients')
+        .set({ state })
+        .where('campaign_id', '=', a.campaignId)
+        .where('subscriber_id', '=', sub)
+        .execute();
     await setState(a.sub, 'sending'); // the send lanes record the server's answers a batch at a time
     await fetch(openUrl(s.config, a.campaignId, a.sub));
     await setState(t2, 'failed');
     await fetch(openUrl(s.config, a.campaignId, t2));
-    assert.deepEqual((await eventsOfType(s.db, a.accountId, 'email.opened')).map((e) => e.subscriber_id), [a.sub]);
+    assert.deepEqual(
+      (await eventsOfType(s.db, a.accountId, 'email.opened')).map((e) => e.subscriber_id),
+      [a.sub],
+    );
     await setState(a.sub, 'interrupted');
     await setState(t2, 'queued');
     await fetch(openUrl(s.config, a.campaignId, a.sub));
     await fetch(openUrl(s.config, a.campaignId, t2));
-    assert.deepEqual((await eventsOfType(s.db, a.accountId, 'email.opened')).map((e) => e.subscriber_id), [a.sub, a.sub]);
+    assert.deepEqual(
+      (await eventsOfType(s.db, a.accountId, 'email.opened')).map((e) => e.subscriber_id),
+      [a.sub, a.sub],
+    );
   });
 });
 
@@ -62,10 +81,17 @@ describe('Click redirect', () => {
     assert.equal(res.status, 302);
     assert.equal(res.headers.get('location'), 'https://example.org/page');
     const ev = await eventsOfType(s.db, a.accountId, 'email.clicked');
-    assert.deepEqual([ev.length, ev[0]!.data.url, ev[0]!.data.campaign_id], [1, 'https://example.org/page', a.campaignId]);
+    assert.deepEqual(
+      [ev.length, ev[0]!.data.url, ev[0]!.data.campaign_id],
+      [1, 'https://example.org/page', a.campaignId],
+    );
     assert.equal((await fetch(clickUrl(s.config, a.campaignId, a.sub, 7), { redirect: 'manual' })).status, 404);
     const stats = (await a.api.get(`/campaigns/${a.campaignId}`)).body.data.stats;
-    assert.deepEqual([stats.clicks, stats.unique_clicks, stats.unique_opens], [1, 1, 1], 'a click also counts as an open');
+    assert.deepEqual(
+      [stats.clicks, stats.unique_clicks, stats.unique_opens],
+      [1, 1, 1],
+      'a click also counts as an open',
+    );
   });
 
   test('tracking off for the account: the redirect still works, nothing is recorded', async () => {

@@ -11,7 +11,11 @@ test('TRUST_PROXY off › a new X-Forwarded-For per request still hits the per-I
   const form = (await restClient(s.url, a.key).post('/forms', { name: 'Newsletter' })).body.data;
   const statuses: number[] = [];
   for (let i = 0; i < 11; i++) {
-    const res = await client(s.url).post(`/f/${form.id}`, { email: `x${i}@example.com` }, { accept: 'application/json', 'x-forwarded-for': `198.51.100.${i + 1}` });
+    const res = await client(s.url).post(
+      `/f/${form.id}`,
+      { email: `x${i}@example.com` },
+      { accept: 'application/json', 'x-forwarded-for': `198.51.100.${i + 1}` },
+    );
     statuses.push(res.status);
   }
   assert.deepEqual(statuses, [...Array(10).fill(200), 429]);

@@ -17,7 +17,11 @@ async function subscriber(email = `u-${randomUUID()}@unsub.test`) {
   return { accountId, key, sub };
 }
 
-const form = (body = 'List-Unsubscribe=One-Click') => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+const form = (body = 'List-Unsubscribe=One-Click') => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body,
+});
 
 describe('Unsubscribe page', () => {
   test('GET shows who is unsubscribed from which account, with a POST button; nothing changes yet', async () => {
@@ -28,7 +32,11 @@ describe('Unsubscribe page', () => {
     const html = await res.text();
     assert.match(html, /o&#39;hara@unsub\.test/);
     assert.match(html, /<form method="post">/);
-    const row = await s.db.selectFrom('subscribers').select('status').where('id', '=', sub.id).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('subscribers')
+      .select('status')
+      .where('id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'active');
   });
 
@@ -39,12 +47,19 @@ describe('Unsubscribe page', () => {
     const res = await fetch(url, form('List-Unsubscribe=One-Click'));
     assert.equal(res.status, 200);
     assert.match(await res.text(), /will not receive these emails/);
-    const row = await s.db.selectFrom('subscribers').select(['status', 'unsubscribed_at']).where('id', '=', sub.id).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('subscribers')
+      .select(['status', 'unsubscribed_at'])
+      .where('id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'unsubscribed');
     assert.ok(row.unsubscribed_at);
     const ev = await eventsOfType(s.db, accountId, 'subscriber.unsubscribed');
     assert.equal(ev.length, 1);
-    assert.deepEqual([ev[0]!.data.source, ev[0]!.data.automation_id, ev[0]!.subscriber_id], ['unsubscribe_link', automationId, sub.id]);
+    assert.deepEqual(
+      [ev[0]!.data.source, ev[0]!.data.automation_id, ev[0]!.subscriber_id],
+      ['unsubscribe_link', automationId, sub.id],
+    );
     assert.equal((await eventsOfType(s.db, accountId, 'subscriber.updated')).length, 1);
     assert.equal((await fetch(url, form())).status, 200);
     assert.equal((await eventsOfType(s.db, accountId, 'subscriber.unsubscribed')).length, 1);
@@ -54,22 +69,39 @@ describe('Unsubscribe page', () => {
   test('a complained subscriber stays complained', async () => {
     const { accountId, sub } = await subscriber();
     await s.db.updateTable('subscribers').set({ status: 'complained' }).where('id', '=', sub.id).execute();
-    assert.equal((await fetch(`${s.url}/u/${unsubscribeToken(s.config.secret, accountId, sub.id)}`, form())).status, 200);
-    assert.equal((await s.db.selectFrom('subscribers').select('status').where('id', '=', sub.id).executeTakeFirstOrThrow()).status, 'complained');
+    assert.equal(
+      (await fetch(`${s.url}/u/${unsubscribeToken(s.config.secret, accountId, sub.id)}`, form())).status,
+      200,
+    );
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('status').where('id', '=', sub.id).executeTakeFirstOrThrow()).status,
+      'complained',
+    );
   });
 
   test('forged, truncated or foreign-secret tokens and deleted subscribers → 404; nothing changes', async () => {
     const { accountId, key, sub } = await subscriber();
     const token = unsubscribeToken(s.config.secret, accountId, sub.id);
     const forged = unsubscribeToken('another-secret', accountId, sub.id);
-    for (const t of [forged, token.slice(0, -2), 'x', token.slice(0, 20) + (token[20] === 'A' ? 'B' : 'A') + token.slice(21)]) {
+    for (const t of [
+      forged,
+      token.slice(0, -2),
+      'x',
+      token.slice(0, 20) + (token[20] === 'A' ? 'B' : 'A') + token.slice(21),
+    ]) {
       assert.equal((await fetch(`${s.url}/u/${t}`)).status, 404);
       assert.equal((await fetch(`${s.url}/u/${t}`, form())).status, 404);
     }
-    assert.equal((await s.db.selectFrom('subscribers').select('status').where('id', '=', sub.id).executeTakeFirstOrThrow()).status, 'active');
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('status').where('id', '=', sub.id).executeTakeFirstOrThrow()).status,
+      'active',
+    );
     // a token naming the subscriber under another account resolves to nothing
     const other = await s.newAccount();
-    assert.equal((await fetch(`${s.url}/u/${unsubscribeToken(s.config.secret, other.accountId, sub.id)}`, form())).status, 404);
+    assert.equal(
+      (await fetch(`${s.url}/u/${unsubscribeToken(s.config.secret, other.accountId, sub.id)}`, form())).status,
+      404,
+    );
     await restClient(s.url, key).delete(`/subscribers/${sub.id}`);
     assert.equal((await fetch(`${s.url}/u/${token}`, form())).status, 404);
   });

@@ -24,7 +24,9 @@ const ROUTES: { method: 'get' | 'post' | 'put' | 'delete'; path: string; scope: 
 
 function request(key: string | undefined, route: (typeof ROUTES)[number]) {
   const api = restClient(s.url, key);
-  return route.method === 'post' || route.method === 'put' ? api[route.method](route.path, {}) : api[route.method](route.path);
+  return route.method === 'post' || route.method === 'put'
+    ? api[route.method](route.path, {})
+    : api[route.method](route.path);
 }
 
 function assert401(res: { status: number; body: any }, what: string) {
@@ -64,14 +66,29 @@ describe('Authentication', () => {
 
   test('Authentication › header not in Bearer form → 401', async () => {
     const { key } = await s.newAccount();
-    for (const header of [key, `Basic ${Buffer.from(`user:${key}`).toString('base64')}`, `Token ${key}`, 'Bearer', 'Bearer ', `Bearer ${key} extra`, `Bearer: ${key}`, '']) {
+    for (const header of [
+      key,
+      `Basic ${Buffer.from(`user:${key}`).toString('base64')}`,
+      `Token ${key}`,
+      'Bearer',
+      'Bearer ',
+      `Bearer ${key} extra`,
+      `Bearer: ${key}`,
+      '',
+    ]) {
       const res = await restClient(s.url).get('/test-auth', { authorization: header });
       assert401(res, JSON.stringify(header));
     }
   });
 
   test('Authentication › unknown key → 401', async () => {
-    for (const key of ['mailgrove_00000000000000000000000000000000', 'mailgrove_0000', 'sk_live_abc', 'MAILGROVE_00000000000000000000000000000000', "mailgrove_' or 1=1 --"]) {
+    for (const key of [
+      'mailgrove_00000000000000000000000000000000',
+      'mailgrove_0000',
+      'sk_live_abc',
+      'MAILGROVE_00000000000000000000000000000000',
+      "mailgrove_' or 1=1 --",
+    ]) {
       assert401(await restClient(s.url, key).get('/subscribers'), key);
     }
   });
@@ -149,7 +166,11 @@ describe('Scopes on REST', () => {
       for (const route of ROUTES.filter((r) => r.scope)) {
         const res = await request(key, route);
         assert.equal(res.status, 403, `${route.method} ${route.path}`);
-        assert.deepEqual(res.body, { success: false, error: 'Forbidden', message: `API key lacks the required permission: ${route.scope}` });
+        assert.deepEqual(res.body, {
+          success: false,
+          error: 'Forbidden',
+          message: `API key lacks the required permission: ${route.scope}`,
+        });
       }
     }
   });
@@ -160,7 +181,11 @@ describe('Scopes on REST', () => {
       for (const route of ROUTES.filter((r) => r.scope)) {
         const res = await request(key, route);
         if (route.scope === granted) assert.notEqual(res.status, 403, `${granted} ${route.method} ${route.path}`);
-        else assert.deepEqual([res.status, res.body.message], [403, `API key lacks the required permission: ${route.scope}`]);
+        else
+          assert.deepEqual(
+            [res.status, res.body.message],
+            [403, `API key lacks the required permission: ${route.scope}`],
+          );
       }
     }
   });
@@ -185,7 +210,10 @@ describe('Scopes on REST', () => {
   test('Scopes on REST › a refused write changes nothing', async () => {
     const { key, accountId } = await s.newAccount({ scopes: ['subscribers:read'] });
     assert.equal((await restClient(s.url, key).post('/subscribers', { email: 'a@example.com' })).status, 403);
-    assert.equal((await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length, 0);
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length,
+      0,
+    );
   });
 });
 
@@ -231,12 +259,19 @@ describe('REST rate limit', () => {
     const statuses = [];
     for (let i = 0; i < 8; i++) statuses.push((await api.post('/subscribers', { email: `r${i}@example.com` })).status);
     assert.deepEqual(statuses, [201, 201, 201, 201, 201, 429, 429, 429]);
-    assert.equal((await limited.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length, 5);
+    assert.equal(
+      (await limited.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length,
+      5,
+    );
   });
 
   test('REST rate limit › requests without a valid key are answered 401, not counted against anyone', async () => {
     const { key } = await limited.newAccount();
-    for (let i = 0; i < 8; i++) assert.equal((await restClient(limited.url, 'mailgrove_00000000000000000000000000000000').get('/test-auth')).status, 401);
+    for (let i = 0; i < 8; i++)
+      assert.equal(
+        (await restClient(limited.url, 'mailgrove_00000000000000000000000000000000').get('/test-auth')).status,
+        401,
+      );
     assert.equal((await restClient(limited.url, key).get('/test-auth')).status, 200);
   });
 });

@@ -8,7 +8,11 @@ import { startServer } from '../../support/server.ts';
 const s = await startServer(fileScope);
 
 const account = (scopes = ['*']) => s.restAccount({ scopes });
-const body = { name: 'Tag', trigger: { type: 'subscriber_created' }, steps: [{ type: 'update_field', field: 'first_name', value: 'New' }] };
+const body = {
+  name: 'Tag',
+  trigger: { type: 'subscriber_created' },
+  steps: [{ type: 'update_field', field: 'first_name', value: 'New' }],
+};
 
 describe('REST automations', () => {
   test('POST 201, GET, PUT name, list with pagination, DELETE', async () => {
@@ -20,7 +24,10 @@ describe('REST automations', () => {
     assert.equal((await api.put(`/automations/${id}`, { name: 'Renamed' })).body.data.name, 'Renamed');
     const list = await api.get('/automations');
     assert.deepEqual(list.body.data.pagination, { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 });
-    assert.deepEqual(await api.delete(`/automations/${id}`).then((r) => r.body), { success: true, message: 'Automation deleted successfully' });
+    assert.deepEqual(await api.delete(`/automations/${id}`).then((r) => r.body), {
+      success: true,
+      message: 'Automation deleted successfully',
+    });
     assert.equal((await api.get(`/automations/${id}`)).status, 404);
   });
 
@@ -37,17 +44,35 @@ describe('REST automations', () => {
     assert.equal((await api.post(`/automations/${id}/enable`)).body.data.enabled, true);
   });
 
-  test('400 with the field map; 404 for another account\'s id; 403 without the scope', async () => {
+  test("400 with the field map; 404 for another account's id; 403 without the scope", async () => {
     const a = await account();
-    const bad = await a.api.post('/automations', { name: '', trigger: { type: 'joined_group' }, steps: [{ type: 'delay', amount: 1.5, unit: 'days' }] });
+    const bad = await a.api.post('/automations', {
+      name: '',
+      trigger: { type: 'joined_group' },
+      steps: [{ type: 'delay', amount: 1.5, unit: 'days' }],
+    });
     assert.equal(bad.status, 400);
     assert.deepEqual(Object.keys(bad.body.data).sort(), ['name', 'steps.0.amount', 'trigger.group_id']);
     const group = (await a.api.post('/groups', { name: 'Loop' })).body.data;
-    const loop = await a.api.post('/automations', { name: 'loop', trigger: { type: 'joined_group', group_id: group.id }, steps: [{ type: 'remove_from_group', group_id: group.id }, { type: 'add_to_group', group_id: group.id }] });
-    assert.deepEqual(loop.body.data, { 'steps.1.group_id': ['A step may not add to the group that triggers this automation'] });
+    const loop = await a.api.post('/automations', {
+      name: 'loop',
+      trigger: { type: 'joined_group', group_id: group.id },
+      steps: [
+        { type: 'remove_from_group', group_id: group.id },
+        { type: 'add_to_group', group_id: group.id },
+      ],
+    });
+    assert.deepEqual(loop.body.data, {
+      'steps.1.group_id': ['A step may not add to the group that triggers this automation'],
+    });
     const id = (await a.api.post('/automations', body)).body.data.id;
     const b = await account();
-    for (const res of [await b.api.get(`/automations/${id}`), await b.api.post(`/automations/${id}/disable`), await b.api.get(`/automations/${id}/activity`), await b.api.delete(`/automations/${id}`)])
+    for (const res of [
+      await b.api.get(`/automations/${id}`),
+      await b.api.post(`/automations/${id}/disable`),
+      await b.api.get(`/automations/${id}/activity`),
+      await b.api.delete(`/automations/${id}`),
+    ])
       assert.deepEqual([res.status, res.body.error], [404, 'Automation not found']);
     const reader = await account(['automations:read']);
     assert.equal((await reader.api.post('/automations', body)).status, 403);

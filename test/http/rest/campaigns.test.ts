@@ -24,7 +24,11 @@ describe('REST campaigns', () => {
     assert.equal(put.status, 200);
     assert.equal(put.body.data.subject, 'Hello');
     const other = await account();
-    for (const res of [await other.api.get(`/campaigns/${id}`), await api.get(`/campaigns/${MISSING}`), await api.get('/campaigns/not-a-uuid')]) {
+    for (const res of [
+      await other.api.get(`/campaigns/${id}`),
+      await api.get(`/campaigns/${MISSING}`),
+      await api.get('/campaigns/not-a-uuid'),
+    ]) {
       assert.equal(res.status, 404);
       assert.deepEqual(res.body, { success: false, error: 'Campaign not found' });
     }
@@ -39,9 +43,14 @@ describe('REST campaigns', () => {
     assert.equal(bad.status, 400);
     assert.ok(bad.body.data.name && bad.body.data.from_email, JSON.stringify(bad.body));
     const { groupId } = await seedAudience(s.db, accountId, 1, { domain: 'rest409.test' });
-    const id = (await api.post('/campaigns', { name: 'S', subject: 'S', content_html: '<p>x</p>', group_ids: [groupId] })).body.data.id;
+    const id = (
+      await api.post('/campaigns', { name: 'S', subject: 'S', content_html: '<p>x</p>', group_ids: [groupId] })
+    ).body.data.id;
     const at = new Date(Date.now() + 3_600_000).toISOString();
-    assert.equal((await api.post(`/campaigns/${id}/schedule`, { delivery: 'scheduled', scheduled_at: at })).status, 200);
+    assert.equal(
+      (await api.post(`/campaigns/${id}/schedule`, { delivery: 'scheduled', scheduled_at: at })).status,
+      200,
+    );
     const again = await api.post(`/campaigns/${id}/schedule`, { delivery: 'scheduled', scheduled_at: at });
     assert.equal(again.status, 409);
     assert.deepEqual(again.body, { success: false, error: 'Campaign is already scheduled' });
@@ -57,7 +66,11 @@ describe('REST campaigns', () => {
     assert.equal((await api.get('/campaigns')).status, 200);
     const res = await api.post('/campaigns', { name: 'x' });
     assert.equal(res.status, 403);
-    assert.deepEqual(res.body, { success: false, error: 'Forbidden', message: 'API key lacks the required permission: campaigns:write' });
+    assert.deepEqual(res.body, {
+      success: false,
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: campaigns:write',
+    });
     const none = await account(['subscribers:read']);
     assert.equal((await none.api.get('/campaigns')).status, 403);
     assert.equal((await none.api.get('/outbox')).status, 403);
@@ -67,7 +80,10 @@ describe('REST campaigns', () => {
     const { api } = await account();
     for (const name of ['A', 'B', 'C']) await api.post('/campaigns', { name });
     const list = await api.get('/campaigns?per_page=2');
-    assert.deepEqual(list.body.data.campaigns.map((c: any) => c.name), ['C', 'B']);
+    assert.deepEqual(
+      list.body.data.campaigns.map((c: any) => c.name),
+      ['C', 'B'],
+    );
     assert.deepEqual(list.body.data.pagination, { current_page: 1, total_pages: 2, total_count: 3, per_page: 2 });
     assert.equal((await api.get('/campaigns?per_page=1000')).body.data.pagination.per_page, 100);
     assert.equal((await api.get('/campaigns?status=draft')).body.data.pagination.total_count, 3);
@@ -77,7 +93,15 @@ describe('REST campaigns', () => {
   test('POST /campaigns/{id}/preview renders for a subscriber by id or email, escaping subscriber data; 404 for an unknown subscriber', async () => {
     const { api } = await account();
     const sub = (await api.post('/subscribers', { email: 'ada@preview.test', first_name: '<Ada>' })).body.data;
-    const id = (await api.post('/campaigns', { name: 'P', subject: 'Hi {{ subscriber.first_name }}', from_name: 'Acme', from_email: 'news@acme.test', content_html: '<p>Hello {{ subscriber.first_name }}</p>' })).body.data.id;
+    const id = (
+      await api.post('/campaigns', {
+        name: 'P',
+        subject: 'Hi {{ subscriber.first_name }}',
+        from_name: 'Acme',
+        from_email: 'news@acme.test',
+        content_html: '<p>Hello {{ subscriber.first_name }}</p>',
+      })
+    ).body.data.id;
     const byId = await api.post(`/campaigns/${id}/preview`, { subscriber_id: sub.id });
     assert.equal(byId.status, 200, JSON.stringify(byId.body));
     assert.equal(byId.body.data.subject, 'Hi <Ada>');
@@ -96,7 +120,14 @@ describe('REST campaigns', () => {
   test('schedule instant → the outbox gets one message per recipient (GET /outbox, newest first, paginated); recipients list', async () => {
     const { api, accountId } = await account();
     const { groupId } = await seedAudience(s.db, accountId, 3, { domain: 'outbox.test' });
-    const id = (await api.post('/campaigns', { name: 'O', subject: 'Hello {{ subscriber.first_name }}', content_html: '<p>x</p>', group_ids: [groupId] })).body.data.id;
+    const id = (
+      await api.post('/campaigns', {
+        name: 'O',
+        subject: 'Hello {{ subscriber.first_name }}',
+        content_html: '<p>x</p>',
+        group_ids: [groupId],
+      })
+    ).body.data.id;
     const res = await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });
     assert.equal(res.body.data.status, 'sending');
     await waitForCampaign(api, id, (c) => c.status === 'sent');
@@ -126,8 +157,21 @@ describe('REST campaigns', () => {
     const sub = (await api.post('/subscribers', { email: 'held@del.test' })).body.data;
     // in one transaction: a 'sending' campaign seen without recipients is finished as sent by the worker
     const id = await s.db.transaction().execute(async (trx) => {
-      const c = await trx.insertInto('campaigns').values({ account_id: accountId, name: 'Held', status: 'sending', delivery: 'instant', started_at: new Date() }).returning('id').executeTakeFirstOrThrow();
-      await trx.insertInto('campaign_recipients').values({ campaign_id: c.id, account_id: accountId, subscriber_id: sub.id, email: sub.email, next_attempt_at: new Date(Date.now() + 3_600_000) }).execute();
+      const c = await trx
+        .insertInto('campaigns')
+        .values({ account_id: accountId, name: 'Held', status: 'sending', delivery: 'instant', started_at: new Date() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('campaign_recipients')
+        .values({
+          campaign_id: c.id,
+          account_id: accountId,
+          subscriber_id: sub.id,
+          email: sub.email,
+          next_attempt_at: new Date(Date.now() + 3_600_000),
+        })
+        .execute();
       return c.id;
     });
     const del = await api.delete(`/campaigns/${id}`);

@@ -15,24 +15,34 @@ function assertFailure(res: { status: number; body: any }, status: number, what:
   assert.equal(typeof res.body, 'object', what);
   assert.equal(res.body.success, false, what);
   assert.equal(typeof res.body.error, 'string', what);
-  for (const k of Object.keys(res.body)) assert.ok(['success', 'error', 'message', 'data'].includes(k), `${what}: unexpected ${k}`);
+  for (const k of Object.keys(res.body))
+    assert.ok(['success', 'error', 'message', 'data'].includes(k), `${what}: unexpected ${k}`);
 }
 
 /** A raw request, for bodies and headers fetch will not send (no content type, a lying length). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; body: any }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${s.url}/api/v1/external${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode!, body: parsed });
-      });
-    });
+    const req = request(
+      `${s.url}/api/v1/external${path}`,
+      { method, headers: { authorization: `Bearer ${key}`, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {}
+          resolve({ status: res.statusCode!, body: parsed });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -41,7 +51,11 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 describe('Errors', () => {
   test('Errors › JSON body over 1 MB → 413 envelope', async () => {
     const big = JSON.stringify({ email: 'big@example.com', first_name: 'x'.repeat(1024 * 1024 + 10) });
-    for (const [method, path] of [['POST', '/subscribers'], ['PUT', '/subscribers/00000000-0000-0000-0000-000000000000'], ['POST', '/fields']] as const) {
+    for (const [method, path] of [
+      ['POST', '/subscribers'],
+      ['PUT', '/subscribers/00000000-0000-0000-0000-000000000000'],
+      ['POST', '/fields'],
+    ] as const) {
       assertFailure(await api.call(method, path, big), 413, `${method} ${path}`);
     }
     const count = await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute();
@@ -56,16 +70,32 @@ describe('Errors', () => {
   });
 
   test('Errors › malformed JSON → 400 envelope', async () => {
-    for (const body of ['{', '{"email":', "{'email':'a@example.com'}", 'nul', '{"email":"a@example.com",}', '\u0000', '{"a":1}garbage']) {
+    for (const body of [
+      '{',
+      '{"email":',
+      "{'email':'a@example.com'}",
+      'nul',
+      '{"email":"a@example.com",}',
+      '\u0000',
+      '{"a":1}garbage',
+    ]) {
       assertFailure(await api.post('/subscribers', body), 400, `POST ${JSON.stringify(body)}`);
-      assertFailure(await api.put('/subscribers/00000000-0000-0000-0000-000000000000', body), 400, `PUT ${JSON.stringify(body)}`);
+      assertFailure(
+        await api.put('/subscribers/00000000-0000-0000-0000-000000000000', body),
+        400,
+        `PUT ${JSON.stringify(body)}`,
+      );
     }
   });
 
   test('Errors › JSON that is not an object → 400 envelope', async () => {
     const id = (await api.post('/subscribers', { email: 'shape@example.com' })).body.data.id;
     for (const body of ['[]', '"a@example.com"', '42', 'true', 'null', '[{"email":"a@example.com"}]']) {
-      for (const res of [await api.post('/subscribers', body), await api.put(`/subscribers/${id}`, body), await api.post('/fields', body)]) {
+      for (const res of [
+        await api.post('/subscribers', body),
+        await api.put(`/subscribers/${id}`, body),
+        await api.post('/fields', body),
+      ]) {
         assertFailure(res, 400, body);
         assert.deepEqual(res.body.data, { body: ['Request body must be a JSON object'] });
       }
@@ -74,7 +104,10 @@ describe('Errors', () => {
   });
 
   test('Errors › prototype-pollution keys are refused, and pollute nothing', async () => {
-    for (const body of ['{"email":"p@example.com","__proto__":{"status":"bounced"}}', '{"email":"p@example.com","constructor":{"prototype":{"polluted":true}}}']) {
+    for (const body of [
+      '{"email":"p@example.com","__proto__":{"status":"bounced"}}',
+      '{"email":"p@example.com","constructor":{"prototype":{"polluted":true}}}',
+    ]) {
       const res = await api.post('/subscribers', body);
       assert.ok([201, 400].includes(res.status), body);
       assert.equal(({} as any).status, undefined);
@@ -88,9 +121,19 @@ describe('Errors', () => {
 
   test('Errors › wrong content type → 415 envelope', async () => {
     const body = 'email=a%40example.com';
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'image/png']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'image/png',
+    ]) {
       assertFailure(await api.post('/subscribers', body, { 'content-type': type }), 415, `POST ${type}`);
-      assertFailure(await api.put('/subscribers/00000000-0000-0000-0000-000000000000', body, { 'content-type': type }), 415, `PUT ${type}`);
+      assertFailure(
+        await api.put('/subscribers/00000000-0000-0000-0000-000000000000', body, { 'content-type': type }),
+        415,
+        `PUT ${type}`,
+      );
       assertFailure(await api.post('/fields', body, { 'content-type': type }), 415, `POST /fields ${type}`);
     }
     const count = await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute();
@@ -99,7 +142,12 @@ describe('Errors', () => {
 
   test('Errors › a body without a content type → 415 envelope; JSON with a charset is fine', async () => {
     assertFailure(await raw('POST', '/subscribers', {}, '{"email":"a@example.com"}'), 415, 'no content type');
-    const ok = await raw('POST', '/subscribers', { 'content-type': 'application/json; charset=utf-8' }, '{"email":"charset@example.com"}');
+    const ok = await raw(
+      'POST',
+      '/subscribers',
+      { 'content-type': 'application/json; charset=utf-8' },
+      '{"email":"charset@example.com"}',
+    );
     assert.equal(ok.status, 201);
     await api.delete(`/subscribers/${ok.body.data.id}`);
   });
@@ -108,7 +156,11 @@ describe('Errors', () => {
     const res = await raw('POST', '/subscribers', { 'content-length': '0' });
     assertFailure(res, 400, 'empty POST');
     assert.deepEqual(Object.keys(res.body.data), ['email']);
-    assertFailure(await raw('POST', '/subscribers', { 'content-type': 'application/json' }, ''), 400, 'empty JSON body');
+    assertFailure(
+      await raw('POST', '/subscribers', { 'content-type': 'application/json' }, ''),
+      400,
+      'empty JSON body',
+    );
   });
 
   test('Errors › NUL characters and unpaired surrogates → 400 naming the field (PostgreSQL cannot store them)', async () => {
@@ -137,12 +189,27 @@ describe('Errors', () => {
       const res = await api.post('/subscribers', body);
       assertFailure(res, 400, body.slice(0, 10));
     }
-    const nested = await api.post('/subscribers', `{"email":"deep@example.com","custom_fields":{"company":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`);
+    const nested = await api.post(
+      '/subscribers',
+      `{"email":"deep@example.com","custom_fields":{"company":${'['.repeat(50_000)}${']'.repeat(50_000)}}}`,
+    );
     assertFailure(nested, 400, 'nested custom field');
   });
 
   test('Errors › non-UUID ids → 404 envelope (they never reach SQL)', async () => {
-    for (const id of ['1', 'abc', '00000000-0000-0000-0000-00000000000g', '00000000000000000000000000000000x', "1' or '1'='1", '%00', '%E2%82%AC', 'null', 'undefined', '-1', '1e9']) {
+    for (const id of [
+      '1',
+      'abc',
+      '00000000-0000-0000-0000-00000000000g',
+      '00000000000000000000000000000000x',
+      "1' or '1'='1",
+      '%00',
+      '%E2%82%AC',
+      'null',
+      'undefined',
+      '-1',
+      '1e9',
+    ]) {
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
         const res = await api.call(method, `/subscribers/${id}`, method === 'PUT' ? {} : undefined);
         assertFailure(res, 404, `${method} ${id}`);
@@ -158,7 +225,12 @@ describe('Errors', () => {
       assertFailure(await api.delete(path), 400, `DELETE ${path}`);
     }
     assertFailure(await client(s.url, 'test-admin-token').get('/admin/v1/accounts/%FF'), 400, 'admin');
-    for (const method of ['GET', 'PUT', 'DELETE'] as const) assertFailure(await api.call(method, `/subscribers/${'0'.repeat(300)}`, method === 'PUT' ? {} : undefined), 404, method);
+    for (const method of ['GET', 'PUT', 'DELETE'] as const)
+      assertFailure(
+        await api.call(method, `/subscribers/${'0'.repeat(300)}`, method === 'PUT' ? {} : undefined),
+        404,
+        method,
+      );
   });
 
   test('Errors › headers over 16 KB → 431 envelope (refused before routing)', async () => {
@@ -168,7 +240,12 @@ describe('Errors', () => {
   });
 
   test('Errors › unknown routes → 404 envelope', async () => {
-    for (const path of ['/nope', '/subscribers/00000000-0000-0000-0000-000000000000/extra', '/subscriber', '/test-auth/x']) {
+    for (const path of [
+      '/nope',
+      '/subscribers/00000000-0000-0000-0000-000000000000/extra',
+      '/subscriber',
+      '/test-auth/x',
+    ]) {
       assertFailure(await api.get(path), 404, path);
     }
     assertFailure(await api.patch('/subscribers/00000000-0000-0000-0000-000000000000', {}), 404, 'PATCH has no route');
@@ -193,7 +270,12 @@ describe('Errors', () => {
   });
 
   test('Errors › responses are JSON', async () => {
-    for (const res of [await api.get('/subscribers'), await api.get('/nope'), await restClient(s.url).get('/subscribers'), await api.post('/subscribers', '{')]) {
+    for (const res of [
+      await api.get('/subscribers'),
+      await api.get('/nope'),
+      await restClient(s.url).get('/subscribers'),
+      await api.post('/subscribers', '{'),
+    ]) {
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     }
   });

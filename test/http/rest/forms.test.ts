@@ -15,19 +15,41 @@ describe('REST forms', () => {
     const res = await api.post('/forms', { name: 'Newsletter', fields: [{ key: 'first_name' }] });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const f = res.body.data;
-    assert.deepEqual(
-      Object.keys(f).sort(),
-      ['active', 'created_at', 'double_opt_in', 'embed', 'fields', 'group_ids', 'id', 'name', 'redirect_url', 'stats', 'success_message', 'type', 'updated_at', 'url'],
-    );
+    assert.deepEqual(Object.keys(f).sort(), [
+      'active',
+      'created_at',
+      'double_opt_in',
+      'embed',
+      'fields',
+      'group_ids',
+      'id',
+      'name',
+      'redirect_url',
+      'stats',
+      'success_message',
+      'type',
+      'updated_at',
+      'url',
+    ]);
     assert.equal(f.type, 'hosted');
     assert.equal(f.active, true);
     assert.equal(f.double_opt_in, false);
-    assert.deepEqual(f.fields, [{ key: 'email', label: 'Email', required: true }, { key: 'first_name', label: 'First name', required: false }]);
+    assert.deepEqual(f.fields, [
+      { key: 'email', label: 'Email', required: true },
+      { key: 'first_name', label: 'First name', required: false },
+    ]);
     assert.deepEqual(f.stats, { views: 0, submissions: 0, confirmations: 0 });
     assert.equal(f.url, `${s.config.publicUrl}/f/${f.id}`);
-    assert.ok(f.embed.includes(`<form class="mg-form" method="post" action="${s.config.publicUrl}/f/${f.id}"`), f.embed);
+    assert.ok(
+      f.embed.includes(`<form class="mg-form" method="post" action="${s.config.publicUrl}/f/${f.id}"`),
+      f.embed,
+    );
     assert.match(f.embed, /name="_website"/);
-    const row = await s.db.selectFrom('forms').select(['account_id', 'name']).where('id', '=', f.id).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('forms')
+      .select(['account_id', 'name'])
+      .where('id', '=', f.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(row, { account_id: accountId, name: 'Newsletter' });
   });
 
@@ -36,10 +58,18 @@ describe('REST forms', () => {
     const other = await account();
     const theirs = (await other.api.post('/groups', { name: 'Theirs' })).body.data;
     const cases: [unknown, string, string][] = [
-      [{ name: 'F', fields: [{ key: 'company' }] }, 'fields.0.key', 'Unknown field: company (use email, first_name, last_name, phone or a custom field key)'],
+      [
+        { name: 'F', fields: [{ key: 'company' }] },
+        'fields.0.key',
+        'Unknown field: company (use email, first_name, last_name, phone or a custom field key)',
+      ],
       [{ name: 'F', fields: [{ key: 'phone' }, { key: 'phone' }] }, 'fields.1.key', 'Duplicate field: phone'],
       [{ name: 'F', type: 'modal' }, 'type', 'type must be one of: hosted, embedded, popup'],
-      [{ name: 'F', redirect_url: 'javascript:alert(1)' }, 'redirect_url', 'redirect_url must be an absolute http(s) URL'],
+      [
+        { name: 'F', redirect_url: 'javascript:alert(1)' },
+        'redirect_url',
+        'redirect_url must be an absolute http(s) URL',
+      ],
       [{ name: 'F', group_ids: [theirs.id] }, 'group_ids', `Group not found: ${theirs.id}`],
       [{}, 'name', 'Name is required'],
     ];
@@ -53,9 +83,18 @@ describe('REST forms', () => {
   test('custom fields of the account can be form fields, labelled by their name', async () => {
     const { api } = await account();
     await api.post('/fields', { key: 'company', name: 'Company name', type: 'text' });
-    const res = await api.post('/forms', { name: 'F', fields: [{ key: 'company', required: true }, { key: 'email', required: false }] });
+    const res = await api.post('/forms', {
+      name: 'F',
+      fields: [
+        { key: 'company', required: true },
+        { key: 'email', required: false },
+      ],
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    assert.deepEqual(res.body.data.fields, [{ key: 'company', label: 'Company name', required: true }, { key: 'email', label: 'Email', required: true }]);
+    assert.deepEqual(res.body.data.fields, [
+      { key: 'company', label: 'Company name', required: true },
+      { key: 'email', label: 'Email', required: true },
+    ]);
   });
 
   test('GET /forms list with pagination; GET /forms/:id; PUT changes only the given fields', async () => {
@@ -65,8 +104,15 @@ describe('REST forms', () => {
     await api.post('/forms', { name: 'B', type: 'popup' });
     const list = await api.get('/forms?per_page=1');
     assert.deepEqual(list.body.data.pagination, { current_page: 1, total_pages: 2, total_count: 2, per_page: 1 });
-    assert.deepEqual(list.body.data.forms.map((f: any) => f.name), ['B']);
-    const upd = await api.put(`/forms/${a.id}`, { double_opt_in: true, group_ids: [group.id], redirect_url: 'https://example.com/thanks' });
+    assert.deepEqual(
+      list.body.data.forms.map((f: any) => f.name),
+      ['B'],
+    );
+    const upd = await api.put(`/forms/${a.id}`, {
+      double_opt_in: true,
+      group_ids: [group.id],
+      redirect_url: 'https://example.com/thanks',
+    });
     assert.equal(upd.status, 200, JSON.stringify(upd.body));
     assert.equal(upd.body.data.name, 'A');
     assert.equal(upd.body.data.double_opt_in, true);
@@ -84,7 +130,10 @@ describe('REST forms', () => {
     const f = (await api.post('/forms', { name: 'A' })).body.data;
     const submit = await client(s.url).post(`/f/${f.id}`, { email: 'ada@example.com' });
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
-    assert.deepEqual(await api.delete(`/forms/${f.id}`).then((r) => r.body), { success: true, message: 'Form deleted successfully' });
+    assert.deepEqual(await api.delete(`/forms/${f.id}`).then((r) => r.body), {
+      success: true,
+      message: 'Form deleted successfully',
+    });
     assert.equal((await fetch(`${s.url}/f/${f.id}`)).status, 404);
     assert.equal((await api.get('/subscribers')).body.data.pagination.total_count, 1);
   });
@@ -96,17 +145,25 @@ describe('REST forms', () => {
     for (const email of ['a@example.com', 'b@example.com']) await client(s.url).post(`/f/${f.id}`, { email });
     const res = await api.get(`/forms/${f.id}/subscribers`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.subscribers.map((x: any) => x.email), ['b@example.com', 'a@example.com']);
+    assert.deepEqual(
+      res.body.data.subscribers.map((x: any) => x.email),
+      ['b@example.com', 'a@example.com'],
+    );
     assert.ok(res.body.data.subscribers[0].signed_up_at);
     assert.equal(res.body.data.pagination.total_count, 2);
   });
 
-  test('another account\'s form id, a missing id and a malformed id → 404 Form not found', async () => {
+  test("another account's form id, a missing id and a malformed id → 404 Form not found", async () => {
     const a = await account();
     const b = await account();
     const f = (await a.api.post('/forms', { name: 'Mine' })).body.data;
     for (const id of [f.id, MISSING, 'nope']) {
-      for (const res of [await b.api.get(`/forms/${id}`), await b.api.put(`/forms/${id}`, { name: 'x' }), await b.api.delete(`/forms/${id}`), await b.api.get(`/forms/${id}/subscribers`)]) {
+      for (const res of [
+        await b.api.get(`/forms/${id}`),
+        await b.api.put(`/forms/${id}`, { name: 'x' }),
+        await b.api.delete(`/forms/${id}`),
+        await b.api.get(`/forms/${id}/subscribers`),
+      ]) {
         assert.equal(res.status, 404);
         assert.deepEqual(res.body, { success: false, error: 'Form not found' });
       }
@@ -123,7 +180,11 @@ describe('REST forms', () => {
     assert.equal((await reader.get(`/forms/${f.id}/subscribers`)).status, 200);
     const denied = await reader.put(`/forms/${f.id}`, { name: 'G' });
     assert.equal(denied.status, 403);
-    assert.deepEqual(denied.body, { success: false, error: 'Forbidden', message: 'API key lacks the required permission: forms:write' });
+    assert.deepEqual(denied.body, {
+      success: false,
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: forms:write',
+    });
     assert.equal((await reader.post('/forms', { name: 'G' })).status, 403);
     assert.equal((await reader.delete(`/forms/${f.id}`)).status, 403);
     assert.equal((await subs.get(`/forms/${f.id}`)).body.message, 'API key lacks the required permission: forms:read');

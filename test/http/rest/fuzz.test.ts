@@ -36,7 +36,13 @@ function send(req: Sent): Promise<{ status: number; type: string; text: string }
     const r = request(`${s.url}${req.path}`, { method: req.method, headers: req.headers, timeout: 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          type: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     r.on('timeout', () => r.destroy(new Error('no answer within 10 s')));
     r.on('error', reject);
@@ -51,7 +57,15 @@ function randomRequest(r: fuzz.Rng, route: fuzz.Route): Sent {
   const headers: Record<string, string> = {};
   const auth = r.next();
   if (auth < 0.75) headers.authorization = `Bearer ${admin ? ADMIN_TOKEN : r.chance(0.85) ? mine.key : narrow.key}`;
-  else if (auth < 0.9) headers.authorization = r.pick(['Bearer', 'Basic abc', `Bearer ${theirs.key}x`, 'Bearer mailgrove_00000000000000000000000000000000', `bearer ${mine.key}`, 'Bearer \u00ff']);
+  else if (auth < 0.9)
+    headers.authorization = r.pick([
+      'Bearer',
+      'Basic abc',
+      `Bearer ${theirs.key}x`,
+      'Bearer mailgrove_00000000000000000000000000000000',
+      `bearer ${mine.key}`,
+      'Bearer \u00ff',
+    ]);
   const body = method === 'GET' || method === 'HEAD' ? (r.chance(0.05) ? '{}' : undefined) : fuzz.body(r, ids);
   const type = fuzz.contentType(r);
   if (type && (body !== undefined || r.chance(0.2))) headers['content-type'] = type;
@@ -75,7 +89,8 @@ function problemWith(req: Sent, res: { status: number; type: string; text: strin
     return 'body is not JSON';
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'body is not an object';
-  if (req.path.startsWith('/api/health') && req.method === 'GET') return ['ok', 'down'].includes(body.status) ? undefined : 'health without status';
+  if (req.path.startsWith('/api/health') && req.method === 'GET')
+    return ['ok', 'down'].includes(body.status) ? undefined : 'health without status';
   if (typeof body.success !== 'boolean') return 'no success flag';
   if (!body.success && typeof body.error !== 'string') return 'failure without error text';
   return undefined;
@@ -99,7 +114,10 @@ async function run(routes: fuzz.Route[], seed: number) {
       } catch (err) {
         problem = (err as Error).message;
       }
-      if (problem) failures.push(`${problem}: ${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers)} body=${JSON.stringify(req.body?.slice(0, 200))} → ${answer}`);
+      if (problem)
+        failures.push(
+          `${problem}: ${req.method} ${req.path.slice(0, 200)} ${JSON.stringify(req.headers)} body=${JSON.stringify(req.body?.slice(0, 200))} → ${answer}`,
+        );
     }
   };
   await Promise.all(Array.from({ length: 6 }, worker));
@@ -109,7 +127,8 @@ async function run(routes: fuzz.Route[], seed: number) {
 const all = fuzz.routesOf(s.running.app);
 // routes with a known 5xx, kept out of the random run and tested by name below (as todo) until fixed
 const KNOWN_5XX: string[] = [];
-const OURS = /^\/(api\/health|api\/v1\/external\/(test-auth|subscribers(\/stats|\/:id)?|fields(\/:id)?)|admin\/v1\/.*)$/;
+const OURS =
+  /^\/(api\/health|api\/v1\/external\/(test-auth|subscribers(\/stats|\/:id)?|fields(\/:id)?)|admin\/v1\/.*)$/;
 
 describe('Fuzz', () => {
   test(`Fuzz › spec routes, fields and the admin API: no 5xx, always the JSON envelope (seed ${SEED})`, async () => {
@@ -122,19 +141,18 @@ describe('Fuzz', () => {
   });
 
   test(`Fuzz › every other REST route: no 5xx, always the JSON envelope (seed ${SEED + 1})`, async () => {
-    const routes = all.filter((rt) => rt.path.startsWith('/api/v1/external/') && !OURS.test(rt.path) && !KNOWN_5XX.includes(rt.path));
+    const routes = all.filter(
+      (rt) => rt.path.startsWith('/api/v1/external/') && !OURS.test(rt.path) && !KNOWN_5XX.includes(rt.path),
+    );
     if (routes.length === 0) return;
     await run(routes, SEED + 1);
   });
 
-  test(
-    'Fuzz › import-async with a multipart content type but no boundary → 400, not 500',
-    async () => {
-      for (const type of ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=x']) {
-        const res = await api.post('/subscribers/import-async', 'email\na@example.com', { 'content-type': type });
-        assert.equal(res.status, 400, `${type}: ${JSON.stringify(res.body)}`);
-        assert.equal(res.body.success, false);
-      }
-    },
-  );
+  test('Fuzz › import-async with a multipart content type but no boundary → 400, not 500', async () => {
+    for (const type of ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=x']) {
+      const res = await api.post('/subscribers/import-async', 'email\na@example.com', { 'content-type': type });
+      assert.equal(res.status, 400, `${type}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.success, false);
+    }
+  });
 });

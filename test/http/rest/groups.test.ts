@@ -20,7 +20,10 @@ describe('REST groups', () => {
     assert.equal(r.body.success, true);
     assert.equal(r.body.data.name, 'VIP');
     assert.equal(r.body.data.subscriber_count, 0);
-    assert.deepEqual((await c.post('/groups', { name: 'vip' })).body, { success: false, error: 'A group with this name already exists' });
+    assert.deepEqual((await c.post('/groups', { name: 'vip' })).body, {
+      success: false,
+      error: 'A group with this name already exists',
+    });
     assert.equal((await c.post('/groups', { name: 'vip' })).status, 409);
     const bad = await c.post('/groups', { name: '' });
     assert.equal(bad.status, 400);
@@ -34,7 +37,13 @@ describe('REST groups', () => {
     await c.post('/subscribers', { email: 'x@example.com', group_ids: [g.id] });
     const r = await c.get('/groups?per_page=500');
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body.data.groups.map((x: any) => [x.name, x.subscriber_count, x.active_count]), [['A', 0, 0], ['B', 1, 1]]);
+    assert.deepEqual(
+      r.body.data.groups.map((x: any) => [x.name, x.subscriber_count, x.active_count]),
+      [
+        ['A', 0, 0],
+        ['B', 1, 1],
+      ],
+    );
     assert.deepEqual(r.body.data.pagination, { current_page: 1, total_pages: 1, total_count: 2, per_page: 100 });
     assert.equal((await c.get('/groups?page=zero')).status, 400);
   });
@@ -49,7 +58,11 @@ describe('REST groups', () => {
     assert.equal(put.status, 200);
     assert.equal(put.body.data.name, 'Renamed');
     for (const id of [MISSING, 'not-a-uuid', theirs.id]) {
-      for (const res of [await c.get(`/groups/${id}`), await c.put(`/groups/${id}`, { name: 'X' }), await c.delete(`/groups/${id}`)]) {
+      for (const res of [
+        await c.get(`/groups/${id}`),
+        await c.put(`/groups/${id}`, { name: 'X' }),
+        await c.delete(`/groups/${id}`),
+      ]) {
         assert.equal(res.status, 404);
         assert.deepEqual(res.body, { success: false, error: 'Group not found' });
       }
@@ -69,9 +82,15 @@ describe('REST groups', () => {
     assert.equal(added.status, 200);
     assert.equal(added.body.data.added, true);
     const members = await c.get(`/groups/${g.id}/subscribers`);
-    assert.deepEqual(members.body.data.subscribers.map((x: any) => x.email), ['m@example.com']);
+    assert.deepEqual(
+      members.body.data.subscribers.map((x: any) => x.email),
+      ['m@example.com'],
+    );
     assert.equal(members.body.data.pagination.total_count, 1);
-    assert.deepEqual((await c.post(`/groups/${g.id}/subscribers/${theirSub.id}`)).body, { success: false, error: 'Subscriber not found' });
+    assert.deepEqual((await c.post(`/groups/${g.id}/subscribers/${theirSub.id}`)).body, {
+      success: false,
+      error: 'Subscriber not found',
+    });
     assert.equal((await c.get(`/groups/${MISSING}/subscribers`)).status, 404);
     const removed = await c.delete(`/groups/${g.id}/subscribers/${sub.id}`);
     assert.equal(removed.body.data.removed, true);
@@ -86,7 +105,11 @@ describe('REST groups', () => {
     assert.equal((await ro.get(`/groups/${g.id}`)).status, 200);
     const denied = await ro.post('/groups', { name: 'New' });
     assert.equal(denied.status, 403);
-    assert.deepEqual(denied.body, { success: false, error: 'Forbidden', message: 'API key lacks the required permission: groups:write' });
+    assert.deepEqual(denied.body, {
+      success: false,
+      error: 'Forbidden',
+      message: 'API key lacks the required permission: groups:write',
+    });
     assert.equal((await ro.delete(`/groups/${g.id}`)).status, 403);
     const subs = restClient(s.url, (await s.newKey(owner.accountId, ['subscribers:*'])).key);
     assert.equal((await subs.get('/groups')).status, 403);

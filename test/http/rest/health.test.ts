@@ -15,7 +15,11 @@ import { client, startServer, TEST_ENV, type TestServer } from '../../support/se
 /** The app alone (no migrations, no workers) over a given handle: enough for /api/health. */
 async function appOver(handle: DbHandle): Promise<{ app: FastifyInstance; url: string }> {
   const config = loadConfig({ ...TEST_ENV }, {});
-  const app = await buildApp(config, { handle, queue: new Queue(handle, 1), transport: createTransport(config, handle.db) });
+  const app = await buildApp(config, {
+    handle,
+    queue: new Queue(handle, 1),
+    transport: createTransport(config, handle.db),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
 }
@@ -72,7 +76,10 @@ describe('Health check', () => {
         assert.deepEqual(Object.keys(res.body).sort(), ['message', 'status']);
         assert.equal(res.body.status, 'down');
         assert.equal(typeof res.body.message, 'string');
-        assert.ok(elapsed >= 900 && elapsed < 2500, `answered after ${elapsed} ms; the spec's bound is ~1 s, never a hang`);
+        assert.ok(
+          elapsed >= 900 && elapsed < 2500,
+          `answered after ${elapsed} ms; the spec's bound is ~1 s, never a hang`,
+        );
       }
     } finally {
       await silent.close(); // the pending connects fail now, so the pool can end

@@ -10,13 +10,25 @@ import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 // one server for the file; each test isolates itself in a new account
-const s = await startServer(fileScope, { WORKER_POLL_MS: 200, IMPORT_MAX_BYTES: 2 * 1024 * 1024, REST_RATE_LIMIT: 100_000 });
+const s = await startServer(fileScope, {
+  WORKER_POLL_MS: 200,
+  IMPORT_MAX_BYTES: 2 * 1024 * 1024,
+  REST_RATE_LIMIT: 100_000,
+});
 
-async function upload(key: string, content: string | Uint8Array, opts: { groupIds?: string; filename?: string; type?: string } = {}) {
+async function upload(
+  key: string,
+  content: string | Uint8Array,
+  opts: { groupIds?: string; filename?: string; type?: string } = {},
+) {
   const form = new FormData();
   if (opts.groupIds !== undefined) form.append('group_ids', opts.groupIds);
   form.append('file', new Blob([content], { type: opts.type ?? 'text/csv' }), opts.filename ?? 'list.csv');
-  const res = await fetch(`${s.url}/api/v1/external/subscribers/import-async`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`${s.url}/api/v1/external/subscribers/import-async`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -40,7 +52,10 @@ async function importCsv(key: string, csv: string, opts: { groupIds?: string } =
 describe('Bulk import subscribers', () => {
   test('Bulk import › 200 import started: data = job with status processing, then completed with counts', async () => {
     const { key } = await s.newAccount();
-    const res = await upload(key, 'email,first_name,last_name\nada@example.com,Ada,Lovelace\ngrace@example.com,Grace,Hopper\n');
+    const res = await upload(
+      key,
+      'email,first_name,last_name\nada@example.com,Ada,Lovelace\ngrace@example.com,Grace,Hopper\n',
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.success, true);
     assert.equal(res.body.data.status, 'processing');
@@ -88,7 +103,11 @@ describe('Bulk import subscribers', () => {
     const csv = 'email\nOLD@example.com\na@example.com\nb@example.com\nc@example.com\nA@example.com\n';
     const res = await upload(key, csv);
     assert.equal(res.status, 403);
-    assert.deepEqual(res.body, { success: false, error: 'Import would exceed the plan limit', data: { current_count: 1, import_count: 3, limit: 3 } });
+    assert.deepEqual(res.body, {
+      success: false,
+      error: 'Import would exceed the plan limit',
+      data: { current_count: 1, import_count: 3, limit: 3 },
+    });
     assert.equal((await api.get('/subscribers/stats')).body.data.total, 1);
     // landing exactly on the limit is accepted
     const job = await importCsv(key, 'email\nOLD@example.com\na@example.com\nb@example.com\nA@example.com\n');
@@ -96,10 +115,12 @@ describe('Bulk import subscribers', () => {
     assert.equal((await api.get('/subscribers/stats')).body.data.total, 3);
   });
 
-  test('Bulk import › 400 group_ids that are not a JSON array of the account\'s group UUIDs', async () => {
+  test("Bulk import › 400 group_ids that are not a JSON array of the account's group UUIDs", async () => {
     const { key } = await s.newAccount();
     const other = await s.newAccount();
-    const foreign = (await restClient(s.url, other.key).post('/groups', { name: 'Theirs' })).body.data?.id ?? '00000000-0000-4000-8000-000000000000';
+    const foreign =
+      (await restClient(s.url, other.key).post('/groups', { name: 'Theirs' })).body.data?.id ??
+      '00000000-0000-4000-8000-000000000000';
     for (const groupIds of ['not json', '{"a":1}', '["nope"]', JSON.stringify([foreign])]) {
       const res = await upload(key, 'email\nada@example.com\n', { groupIds });
       assert.equal(res.status, 400, groupIds);
@@ -114,7 +135,12 @@ describe('Bulk import subscribers', () => {
     const api = restClient(s.url, key);
     await api.post('/fields', { key: 'company', type: 'text' });
     await api.post('/fields', { key: 'score', type: 'number' });
-    const created = await api.post('/subscribers', { email: 'Ada@Example.com', first_name: 'Ada', last_name: 'Byron', custom_fields: { company: 'Analytical' } });
+    const created = await api.post('/subscribers', {
+      email: 'Ada@Example.com',
+      first_name: 'Ada',
+      last_name: 'Byron',
+      custom_fields: { company: 'Analytical' },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const job = await importCsv(key, 'EMAIL , Last Name,Score\nada@example.COM,Lovelace,42\n');
     assert.deepEqual([job.created_count, job.updated_count, job.failed_count], [0, 1, 0]);
@@ -130,7 +156,9 @@ describe('Bulk import subscribers', () => {
     const api = restClient(s.url, key);
     const g = await api.post('/groups', { name: 'Newsletter' });
     assert.equal(g.status, 201, JSON.stringify(g.body));
-    const job = await importCsv(key, 'email\na@example.com\nb@example.com\n', { groupIds: JSON.stringify([g.body.data.id]) });
+    const job = await importCsv(key, 'email\na@example.com\nb@example.com\n', {
+      groupIds: JSON.stringify([g.body.data.id]),
+    });
     assert.deepEqual(job.group_ids, [g.body.data.id]);
     const members = await api.get(`/subscribers?group_id=${g.body.data.id}`);
     assert.equal(members.body.data.pagination.total_count, 2);
@@ -141,7 +169,14 @@ describe('Bulk import subscribers', () => {
     const api = restClient(s.url, key);
     await api.post('/fields', { key: 'score', type: 'number' });
     const lines = ['email,first_name,score,favourite_colour'];
-    for (let i = 0; i < 5000; i++) lines.push(i === 10 ? 'not-an-email,X,1,red' : i === 20 ? `u${i}@example.com,Y,abc,red` : `u${i}@example.com,User ${i},${i},blue`);
+    for (let i = 0; i < 5000; i++)
+      lines.push(
+        i === 10
+          ? 'not-an-email,X,1,red'
+          : i === 20
+            ? `u${i}@example.com,Y,abc,red`
+            : `u${i}@example.com,User ${i},${i},blue`,
+      );
     lines.push('u1@example.com,Last Wins,7,green'); // a duplicate: the last row wins
     const job = await importCsv(key, lines.join('\n'));
     assert.equal(job.status, 'completed');
@@ -158,7 +193,11 @@ describe('Bulk import subscribers', () => {
     assert.equal(u1.first_name, 'Last Wins');
     assert.equal((await api.get('/subscribers/stats')).body.data.total, 4998);
     // one subscriber.created per new subscriber, and one import.completed with the counts
-    const events = await s.db.selectFrom('events').select(['type', 'data']).where('account_id', '=', accountId).execute();
+    const events = await s.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('account_id', '=', accountId)
+      .execute();
     assert.equal(events.filter((e) => e.type === 'subscriber.created').length, 4998);
     const done = events.filter((e) => e.type === 'import.completed');
     assert.equal(done.length, 1);
@@ -168,7 +207,8 @@ describe('Bulk import subscribers', () => {
   test('Bulk import › BOM, ";" delimiter, CRLF and quoted fields', async () => {
     const { key } = await s.newAccount();
     const api = restClient(s.url, key);
-    const csv = '\uFEFFEmail;First_Name;Last_Name\r\n"ada@example.com";"Ada; the first";Lovelace\r\ngrace@example.com;"Grace ""Amazing""";Hopper\r\n';
+    const csv =
+      '\uFEFFEmail;First_Name;Last_Name\r\n"ada@example.com";"Ada; the first";Lovelace\r\ngrace@example.com;"Grace ""Amazing""";Hopper\r\n';
     const job = await importCsv(key, csv);
     assert.deepEqual([job.created_count, job.failed_count], [2, 0]);
     const found = (await api.get('/subscribers?search=ada@')).body.data.subscribers[0];
@@ -181,7 +221,8 @@ describe('Bulk import subscribers', () => {
   test('Bulk import › 413 for a file over IMPORT_MAX_BYTES (never silently truncated)', async () => {
     const { key } = await s.newAccount();
     const lines = ['email'];
-    for (let i = 0, size = 0; size < 2.5 * 1024 * 1024; i++) size += lines[lines.push(`someone.with.a.long.address.${i}@example.com`) - 1]!.length + 1;
+    for (let i = 0, size = 0; size < 2.5 * 1024 * 1024; i++)
+      size += lines[lines.push(`someone.with.a.long.address.${i}@example.com`) - 1]!.length + 1;
     const res = await upload(key, lines.join('\n'));
     assert.equal(res.status, 413);
     assert.equal(res.body.success, false);
@@ -209,7 +250,8 @@ describe('Bulk import subscribers', () => {
 
   test('Bulk import › two concurrent imports into one account respect the plan limit', async () => {
     const { key } = await s.newAccount({ limit: 150 });
-    const file = (prefix: string) => ['email', ...Array.from({ length: 100 }, (_, i) => `${prefix}${i}@example.com`)].join('\n');
+    const file = (prefix: string) =>
+      ['email', ...Array.from({ length: 100 }, (_, i) => `${prefix}${i}@example.com`)].join('\n');
     const [one, two] = await Promise.all([upload(key, file('a')), upload(key, file('b'))]);
     assert.deepEqual([one.status, two.status].sort(), [200, 403]);
     const refused = one.status === 403 ? one : two;
@@ -225,11 +267,38 @@ describe('Bulk import subscribers', () => {
     const group = (await restClient(s.url, key).post('/groups', { name: 'From CLI' })).body.data;
     const file = join(mkdtempSync(join(tmpdir(), 'mg-cli-')), 'people.csv');
     writeFileSync(file, 'email,first_name\ncli1@example.com,One\nnot-an-email,Two\ncli3@example.com,Three\n');
-    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', file, '--key', key, '--group', group.id, '--url', s.url, '--poll-ms', '100']);
+    const run = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'src/cli.ts',
+      'import',
+      file,
+      '--key',
+      key,
+      '--group',
+      group.id,
+      '--url',
+      s.url,
+      '--poll-ms',
+      '100',
+    ]);
     assert.match(run.stdout, /Import completed: 2 created, 0 updated, 1 failed/);
     assert.match(run.stderr, /row 3 \(not-an-email\): A valid email address is required/);
-    assert.equal((await restClient(s.url, key).get(`/subscribers?group_id=${group.id}`)).body.data.pagination.total_count, 2);
-    const refused = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'import', file, '--key', 'mailgrove_' + '0'.repeat(32), '--url', s.url]).catch((err) => err);
+    assert.equal(
+      (await restClient(s.url, key).get(`/subscribers?group_id=${group.id}`)).body.data.pagination.total_count,
+      2,
+    );
+    const refused = await promisify(execFile)(process.execPath, [
+      '--import',
+      'tsx',
+      'src/cli.ts',
+      'import',
+      file,
+      '--key',
+      'mailgrove_' + '0'.repeat(32),
+      '--url',
+      s.url,
+    ]).catch((err) => err);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /Import refused \(401\)/);
   });

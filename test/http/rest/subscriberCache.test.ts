@@ -17,7 +17,9 @@ async function setup() {
   const a = await s.newAccount();
   const api = restClient(s.url, a.key);
   const group = (await api.post('/groups', { name: 'Readers' })).body.data;
-  const sub = (await api.post('/subscribers', { email: 'cached@example.com', first_name: 'Ada', group_ids: [group.id] })).body.data;
+  const sub = (
+    await api.post('/subscribers', { email: 'cached@example.com', first_name: 'Ada', group_ids: [group.id] })
+  ).body.data;
   const get = async () => (await api.get(`/subscribers/${sub.id}`)).body.data;
   assert.equal((await get()).first_name, 'Ada'); // cached from here on
   assert.equal((await get()).first_name, 'Ada');
@@ -34,9 +36,15 @@ describe('GET /subscribers/{id} after changes (read cache)', () => {
   test('a note added through the domain, a group renamed and then deleted: each shows at once', async () => {
     const { a, api, group, sub, get } = await setup();
     await notes.addNote(s.db, a.accountId, sub.id, { content: 'Called on Monday' });
-    assert.deepEqual((await get()).notes.map((n: any) => n.content), ['Called on Monday']);
+    assert.deepEqual(
+      (await get()).notes.map((n: any) => n.content),
+      ['Called on Monday'],
+    );
     await api.put(`/groups/${group.id}`, { name: 'Avid readers' });
-    assert.deepEqual((await get()).groups.map((g: any) => g.name), ['Avid readers']);
+    assert.deepEqual(
+      (await get()).groups.map((g: any) => g.name),
+      ['Avid readers'],
+    );
     await api.delete(`/groups/${group.id}`);
     assert.deepEqual((await get()).groups, []);
   });
@@ -46,13 +54,23 @@ describe('GET /subscribers/{id} after changes (read cache)', () => {
     await s.db
       .transaction()
       .execute(async (trx) => {
-        await trx.updateTable('subscribers').set({ last_name: 'Lovelace' }).where('account_id', '=', a.accountId).where('id', '=', sub.id).execute();
+        await trx
+          .updateTable('subscribers')
+          .set({ last_name: 'Lovelace' })
+          .where('account_id', '=', a.accountId)
+          .where('id', '=', sub.id)
+          .execute();
         throw new Error('roll back');
       })
       .catch(() => {});
     assert.equal((await get()).last_name, null);
     await s.db.transaction().execute(async (trx) => {
-      await trx.updateTable('subscribers').set({ last_name: 'Byron' }).where('account_id', '=', a.accountId).where('id', '=', sub.id).execute();
+      await trx
+        .updateTable('subscribers')
+        .set({ last_name: 'Byron' })
+        .where('account_id', '=', a.accountId)
+        .where('id', '=', sub.id)
+        .execute();
     });
     assert.equal((await get()).last_name, 'Byron');
   });
@@ -69,27 +87,44 @@ describe('GET /subscribers/{id} after changes (read cache)', () => {
     assert.equal((await other.get(`/subscribers/${sub.id}`)).status, 404);
   });
 
-  test('PostgreSQL: a write by another process (another connection) shows within a moment', { skip: backend !== 'postgres' }, async () => {
-    const { a, sub, get } = await setup();
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(s.db);
-    const other = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${rows[0]!.schema},public` });
-    await other.connect();
-    try {
-      await other.query('update subscribers set first_name = $1 where account_id = $2 and id = $3', ['Elsewhere', a.accountId, sub.id]);
-    } finally {
-      await other.end();
-    }
-    assert.equal(await until(async () => (await get()).first_name === 'Elsewhere', 3000), true);
-  });
+  test(
+    'PostgreSQL: a write by another process (another connection) shows within a moment',
+    { skip: backend !== 'postgres' },
+    async () => {
+      const { a, sub, get } = await setup();
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(s.db);
+      const other = new pg.Client({
+        connectionString: process.env.TEST_DATABASE_URL,
+        options: `-c search_path=${rows[0]!.schema},public`,
+      });
+      await other.connect();
+      try {
+        await other.query('update subscribers set first_name = $1 where account_id = $2 and id = $3', [
+          'Elsewhere',
+          a.accountId,
+          sub.id,
+        ]);
+      } finally {
+        await other.end();
+      }
+      assert.equal(await until(async () => (await get()).first_name === 'Elsewhere', 3000), true);
+    },
+  );
 
-  test('PostgreSQL: the full-subscriber read is a named statement on its connection', { skip: backend !== 'postgres' }, async () => {
-    const { a, sub } = await setup();
-    const names = await s.db.transaction().execute(async (trx) => {
-      assert.equal((await repo.findFull(trx, a.accountId, { id: sub.id }))?.email, 'cached@example.com');
-      assert.equal((await repo.findFull(trx, a.accountId, { email: 'CACHED@example.com' }))?.id, sub.id);
-      return (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx)).rows.map((r) => r.statement);
-    });
-    const full = names.filter((text) => text.startsWith('select "s".*'));
-    assert.equal(full.length, 2, names.join('\n')); // by id and by email
-  });
+  test(
+    'PostgreSQL: the full-subscriber read is a named statement on its connection',
+    { skip: backend !== 'postgres' },
+    async () => {
+      const { a, sub } = await setup();
+      const names = await s.db.transaction().execute(async (trx) => {
+        assert.equal((await repo.findFull(trx, a.accountId, { id: sub.id }))?.email, 'cached@example.com');
+        assert.equal((await repo.findFull(trx, a.accountId, { email: 'CACHED@example.com' }))?.id, sub.id);
+        return (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(trx)).rows.map(
+          (r) => r.statement,
+        );
+      });
+      const full = names.filter((text) => text.startsWith('select "s".*'));
+      assert.equal(full.length, 2, names.join('\n')); // by id and by email
+    },
+  );
 });

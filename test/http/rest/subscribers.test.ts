@@ -9,29 +9,66 @@ import { addNote, countRows, createGroup, eventsOf, eventTypes, groupIdsOf } fro
 const s = await startServer({ after });
 
 const CREATE_FIELDS = ['created_at', 'email', 'first_name', 'id', 'last_name', 'phone', 'status'];
-const GET_FIELDS = ['created_at', 'custom_fields', 'email', 'first_name', 'groups', 'id', 'last_name', 'notes', 'phone', 'status', 'updated_at'];
+const GET_FIELDS = [
+  'created_at',
+  'custom_fields',
+  'email',
+  'first_name',
+  'groups',
+  'id',
+  'last_name',
+  'notes',
+  'phone',
+  'status',
+  'updated_at',
+];
 const UPDATE_FIELDS = ['custom_fields', 'email', 'first_name', 'id', 'last_name', 'phone', 'status', 'updated_at'];
 
 /** A fresh account with the custom fields company (text) and age (number) defined. */
 async function account(opts: { scopes?: string[]; limit?: number } = {}) {
   const a = await s.newAccount(opts);
   const api = restClient(s.url, a.key);
-  for (const f of [{ key: 'company', type: 'text' }, { key: 'age', type: 'number' }]) assert.equal((await api.post('/fields', f)).status, 201);
+  for (const f of [
+    { key: 'company', type: 'text' },
+    { key: 'age', type: 'number' },
+  ])
+    assert.equal((await api.post('/fields', f)).status, 201);
   return { ...a, api };
 }
 
 describe('Create subscriber', () => {
   test('Create subscriber › 201 Created: success true, data = created subscriber with exactly the create fields', async () => {
     const { api, accountId } = await account();
-    const res = await api.post('/subscribers', { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+441234567', custom_fields: { company: 'Analytical' } });
+    const res = await api.post('/subscribers', {
+      email: 'ada@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      phone: '+441234567',
+      custom_fields: { company: 'Analytical' },
+    });
     assert.equal(res.status, 201);
     assert.deepEqual(keysOf(res.body), ['data', 'success']);
     assert.equal(res.body.success, true);
     assert.deepEqual(keysOf(res.body.data), CREATE_FIELDS);
     assert.match(res.body.data.id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual({ ...res.body.data, id: 0, created_at: 0 }, { id: 0, created_at: 0, email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+441234567', status: 'active' });
+    assert.deepEqual(
+      { ...res.body.data, id: 0, created_at: 0 },
+      {
+        id: 0,
+        created_at: 0,
+        email: 'ada@example.com',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        phone: '+441234567',
+        status: 'active',
+      },
+    );
     assert.ok(!Number.isNaN(Date.parse(res.body.data.created_at)));
-    const row = await s.db.selectFrom('subscribers').selectAll().where('id', '=', res.body.data.id).executeTakeFirstOrThrow();
+    const row = await s.db
+      .selectFrom('subscribers')
+      .selectAll()
+      .where('id', '=', res.body.data.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.account_id, accountId);
     assert.deepEqual(row.custom_fields, { company: 'Analytical' });
     assert.deepEqual(await eventTypes(s.db, accountId), ['subscriber.created']);
@@ -44,12 +81,23 @@ describe('Create subscriber', () => {
     assert.equal(res.status, 201);
     assert.equal(res.body.data.status, 'active');
     assert.deepEqual(await groupIdsOf(s.db, res.body.data.id), [g1, g2].sort());
-    assert.deepEqual(await eventTypes(s.db, accountId), ['subscriber.created', 'subscriber.added_to_group', 'subscriber.added_to_group']);
+    assert.deepEqual(await eventTypes(s.db, accountId), [
+      'subscriber.created',
+      'subscriber.added_to_group',
+      'subscriber.added_to_group',
+    ]);
   });
 
   test('Create subscriber › 400 Validation failure: error text and data = map of field name to array of messages', async () => {
     const { api, accountId } = await account();
-    for (const body of [{}, { email: 'not-an-email' }, { email: 42 }, { email: 'a@example.com', first_name: 7 }, { email: 'a@example.com', group_ids: ['nope'] }, { email: 'a@example.com', custom_fields: [] }]) {
+    for (const body of [
+      {},
+      { email: 'not-an-email' },
+      { email: 42 },
+      { email: 'a@example.com', first_name: 7 },
+      { email: 'a@example.com', group_ids: ['nope'] },
+      { email: 'a@example.com', custom_fields: [] },
+    ]) {
       const res = await api.post('/subscribers', body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.deepEqual(keysOf(res.body), ['data', 'error', 'success']);
@@ -57,7 +105,10 @@ describe('Create subscriber', () => {
       assert.equal(typeof res.body.error, 'string');
       for (const [field, messages] of Object.entries(res.body.data)) {
         assert.equal(typeof field, 'string');
-        assert.ok(Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string'), JSON.stringify(res.body));
+        assert.ok(
+          Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'string'),
+          JSON.stringify(res.body),
+        );
       }
     }
     const missing = await api.post('/subscribers', { first_name: 'No email' });
@@ -83,7 +134,9 @@ describe('Create subscriber', () => {
     assert.equal(res.status, 400);
     assert.deepEqual(res.body.data, { group_ids: [`Group not found: ${foreign}`] });
     const missing = randomUUID();
-    assert.deepEqual((await api.post('/subscribers', { email: 'a@example.com', group_ids: [missing] })).body.data, { group_ids: [`Group not found: ${missing}`] });
+    assert.deepEqual((await api.post('/subscribers', { email: 'a@example.com', group_ids: [missing] })).body.data, {
+      group_ids: [`Group not found: ${missing}`],
+    });
   });
 
   test('Create subscriber › 403 Plan subscriber limit reached: data = {current_count, limit}', async () => {
@@ -92,15 +145,27 @@ describe('Create subscriber', () => {
     assert.equal((await api.post('/subscribers', { email: 'two@example.com' })).status, 201);
     const res = await api.post('/subscribers', { email: 'three@example.com' });
     assert.equal(res.status, 403);
-    assert.deepEqual(res.body, { success: false, error: 'Subscriber limit reached', data: { current_count: 2, limit: 2 } });
-    assert.equal((await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length, 2);
+    assert.deepEqual(res.body, {
+      success: false,
+      error: 'Subscriber limit reached',
+      data: { current_count: 2, limit: 2 },
+    });
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length,
+      2,
+    );
   });
 
   test('Create subscriber › 403 Plan subscriber limit holds under concurrent creates', async () => {
     const { api, accountId } = await account({ limit: 3 });
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => api.post('/subscribers', { email: `c${i}@example.com` })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => api.post('/subscribers', { email: `c${i}@example.com` })),
+    );
     assert.deepEqual(results.map((r) => r.status).sort(), [201, 201, 201, 403, 403, 403, 403, 403]);
-    assert.equal((await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length, 3);
+    assert.equal(
+      (await s.db.selectFrom('subscribers').select('id').where('account_id', '=', accountId).execute()).length,
+      3,
+    );
   });
 
   test('Create subscriber › 409 Email already exists (compared case-insensitively)', async () => {
@@ -124,14 +189,24 @@ describe('Get subscriber', () => {
   test('Get subscriber › 200 full subscriber with groups, custom_fields and notes, exactly the get fields', async () => {
     const { api, accountId } = await account();
     const g = await createGroup(s.db, accountId, 'Readers');
-    const created = (await api.post('/subscribers', { email: 'ada@example.com', first_name: 'Ada', group_ids: [g], custom_fields: { company: 'AE', age: '36' } })).body.data;
+    const created = (
+      await api.post('/subscribers', {
+        email: 'ada@example.com',
+        first_name: 'Ada',
+        group_ids: [g],
+        custom_fields: { company: 'AE', age: '36' },
+      })
+    ).body.data;
     const noteId = await addNote(s.db, accountId, created.id, 'Met at the conference');
     const res = await api.get(`/subscribers/${created.id}`);
     assert.equal(res.status, 200);
     assert.deepEqual(keysOf(res.body), ['data', 'success']);
     assert.deepEqual(keysOf(res.body.data), GET_FIELDS);
     const d = res.body.data;
-    assert.deepEqual([d.id, d.email, d.first_name, d.last_name, d.phone, d.status], [created.id, 'ada@example.com', 'Ada', null, null, 'active']);
+    assert.deepEqual(
+      [d.id, d.email, d.first_name, d.last_name, d.phone, d.status],
+      [created.id, 'ada@example.com', 'Ada', null, null, 'active'],
+    );
     assert.deepEqual(d.groups, [{ id: g, name: 'Readers' }]);
     assert.deepEqual(d.custom_fields, { company: 'AE', age: 36 });
     assert.equal(d.notes.length, 1);
@@ -140,7 +215,7 @@ describe('Get subscriber', () => {
     assert.equal(d.created_at, created.created_at);
   });
 
-  test('Get subscriber › 404 success false, error text (missing id, non-UUID id, another account\'s id)', async () => {
+  test("Get subscriber › 404 success false, error text (missing id, non-UUID id, another account's id)", async () => {
     const { api } = await account();
     const other = await account();
     const theirs = (await other.api.post('/subscribers', { email: 'theirs@example.com' })).body.data.id;
@@ -149,7 +224,11 @@ describe('Get subscriber', () => {
       assert.equal(res.status, 404, id);
       assert.deepEqual(res.body, { success: false, error: 'Subscriber not found' });
     }
-    assert.equal((await other.api.get(`/subscribers/${theirs.toUpperCase()}`)).status, 200, 'UUIDs compare case-insensitively');
+    assert.equal(
+      (await other.api.get(`/subscribers/${theirs.toUpperCase()}`)).status,
+      200,
+      'UUIDs compare case-insensitively',
+    );
   });
 
   test('Get subscriber › 401 success false, error text', async () => {
@@ -165,8 +244,21 @@ describe('Get subscriber', () => {
 describe('Update subscriber', () => {
   async function seeded() {
     const a = await account();
-    const [g1, g2, g3] = [await createGroup(s.db, a.accountId, 'G1'), await createGroup(s.db, a.accountId, 'G2'), await createGroup(s.db, a.accountId, 'G3')];
-    const sub = (await a.api.post('/subscribers', { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+44123', group_ids: [g1, g2], custom_fields: { company: 'AE', age: 36 } })).body.data;
+    const [g1, g2, g3] = [
+      await createGroup(s.db, a.accountId, 'G1'),
+      await createGroup(s.db, a.accountId, 'G2'),
+      await createGroup(s.db, a.accountId, 'G3'),
+    ];
+    const sub = (
+      await a.api.post('/subscribers', {
+        email: 'ada@example.com',
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        phone: '+44123',
+        group_ids: [g1, g2],
+        custom_fields: { company: 'AE', age: 36 },
+      })
+    ).body.data;
     return { ...a, sub, g1, g2, g3 };
   }
 
@@ -176,7 +268,19 @@ describe('Update subscriber', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(keysOf(res.body), ['data', 'success']);
     assert.deepEqual(keysOf(res.body.data), UPDATE_FIELDS);
-    assert.deepEqual({ ...res.body.data, updated_at: 0 }, { id: sub.id, email: 'ada@example.com', first_name: 'Augusta', last_name: 'Lovelace', phone: '+44123', status: 'active', custom_fields: { company: 'AE', age: 36 }, updated_at: 0 });
+    assert.deepEqual(
+      { ...res.body.data, updated_at: 0 },
+      {
+        id: sub.id,
+        email: 'ada@example.com',
+        first_name: 'Augusta',
+        last_name: 'Lovelace',
+        phone: '+44123',
+        status: 'active',
+        custom_fields: { company: 'AE', age: 36 },
+        updated_at: 0,
+      },
+    );
     assert.ok(Date.parse(res.body.data.updated_at) >= Date.parse(sub.created_at));
   });
 
@@ -184,7 +288,10 @@ describe('Update subscriber', () => {
     const { api, sub, g1, g2 } = await seeded();
     assert.equal((await api.put(`/subscribers/${sub.id}`, { phone: '+1555' })).status, 200);
     const got = (await api.get(`/subscribers/${sub.id}`)).body.data;
-    assert.deepEqual([got.first_name, got.last_name, got.phone, got.status, got.email], ['Ada', 'Lovelace', '+1555', 'active', 'ada@example.com']);
+    assert.deepEqual(
+      [got.first_name, got.last_name, got.phone, got.status, got.email],
+      ['Ada', 'Lovelace', '+1555', 'active', 'ada@example.com'],
+    );
     assert.deepEqual(got.custom_fields, { company: 'AE', age: 36 });
     assert.deepEqual(got.groups.map((g: { id: string }) => g.id).sort(), [g1, g2].sort());
     const cleared = (await api.put(`/subscribers/${sub.id}`, { last_name: null })).body.data;
@@ -198,8 +305,15 @@ describe('Update subscriber', () => {
     assert.equal((await api.put(`/subscribers/${sub.id}`, { group_ids: [g2, g3] })).status, 200);
     assert.deepEqual(await groupIdsOf(s.db, sub.id), [g2, g3].sort());
     const events = (await eventsOf(s.db, accountId)).slice(before);
-    assert.deepEqual(events.map((e) => e.type).sort(), ['subscriber.added_to_group', 'subscriber.removed_from_group', 'subscriber.updated']);
-    assert.deepEqual((events.find((e) => e.type === 'subscriber.removed_from_group')!.data as any).group, { id: g1, name: 'G1' });
+    assert.deepEqual(events.map((e) => e.type).sort(), [
+      'subscriber.added_to_group',
+      'subscriber.removed_from_group',
+      'subscriber.updated',
+    ]);
+    assert.deepEqual((events.find((e) => e.type === 'subscriber.removed_from_group')!.data as any).group, {
+      id: g1,
+      name: 'G1',
+    });
     assert.equal((await api.put(`/subscribers/${sub.id}`, { group_ids: [] })).status, 200);
     assert.deepEqual(await groupIdsOf(s.db, sub.id), []);
   });
@@ -218,12 +332,19 @@ describe('Update subscriber', () => {
     const res = await api.put(`/subscribers/${sub.id}`, { status: 'unsubscribed' });
     assert.equal(res.status, 200);
     assert.equal(res.body.data.status, 'unsubscribed');
-    assert.deepEqual((await eventTypes(s.db, accountId)).slice(before), ['subscriber.updated', 'subscriber.unsubscribed']);
+    assert.deepEqual((await eventTypes(s.db, accountId)).slice(before), [
+      'subscriber.updated',
+      'subscriber.unsubscribed',
+    ]);
     const got = (await api.get(`/subscribers/${sub.id}`)).body.data;
     assert.deepEqual([got.first_name, got.custom_fields.company, got.groups.length], ['Ada', 'AE', 2]);
     assert.equal((await api.put(`/subscribers/${sub.id}`, { status: 'active' })).body.data.status, 'active');
     await s.db.updateTable('subscribers').set({ status: 'bounced' }).where('id', '=', sub.id).execute();
-    assert.equal((await api.put(`/subscribers/${sub.id}`, { status: 'active' })).body.data.status, 'active', 'any → active');
+    assert.equal(
+      (await api.put(`/subscribers/${sub.id}`, { status: 'active' })).body.data.status,
+      'active',
+      'any → active',
+    );
   });
 
   test('Update subscriber › 400 any status other than active or unsubscribed (bounced, complained, unknown)', async () => {
@@ -257,7 +378,7 @@ describe('Update subscriber', () => {
     assert.deepEqual((await groupIdsOf(s.db, sub.id)).length, 2, 'a refused update leaves memberships alone');
   });
 
-  test('Update subscriber › 404 success false, error text (missing, non-UUID, another account\'s id)', async () => {
+  test("Update subscriber › 404 success false, error text (missing, non-UUID, another account's id)", async () => {
     const { api } = await seeded();
     const other = await seeded();
     for (const id of [randomUUID(), 'nope', other.sub.id]) {
@@ -273,7 +394,9 @@ describe('Delete subscriber', () => {
   test('Delete subscriber › 200 success true, message; removal is permanent (events, memberships, field values gone)', async () => {
     const { api, accountId } = await account();
     const g = await createGroup(s.db, accountId, 'G');
-    const sub = (await api.post('/subscribers', { email: 'ada@example.com', group_ids: [g], custom_fields: { company: 'AE' } })).body.data;
+    const sub = (
+      await api.post('/subscribers', { email: 'ada@example.com', group_ids: [g], custom_fields: { company: 'AE' } })
+    ).body.data;
     await addNote(s.db, accountId, sub.id, 'note');
     await api.put(`/subscribers/${sub.id}`, { status: 'unsubscribed' });
     assert.ok((await countRows(s.db, 'events', sub.id)) >= 3);
@@ -282,14 +405,22 @@ describe('Delete subscriber', () => {
     assert.deepEqual(keysOf(res.body), ['message', 'success']);
     assert.equal(res.body.success, true);
     assert.equal(typeof res.body.message, 'string');
-    for (const table of ['subscribers', 'events', 'subscriber_groups', 'subscriber_notes'] as const) assert.equal(await countRows(s.db, table, sub.id), 0, table);
+    for (const table of ['subscribers', 'events', 'subscriber_groups', 'subscriber_notes'] as const)
+      assert.equal(await countRows(s.db, table, sub.id), 0, table);
     const deleted = (await eventsOf(s.db, accountId)).filter((e) => e.type === 'subscriber.deleted');
-    assert.deepEqual(deleted.map((e) => [e.subscriber_id, e.data]), [[null, { subscriber: { id: sub.id, email: 'ada@example.com' } }]]);
+    assert.deepEqual(
+      deleted.map((e) => [e.subscriber_id, e.data]),
+      [[null, { subscriber: { id: sub.id, email: 'ada@example.com' } }]],
+    );
     assert.equal((await api.get(`/subscribers/${sub.id}`)).status, 404);
-    assert.equal((await api.post('/subscribers', { email: 'ada@example.com' })).status, 201, 'the address can be added again');
+    assert.equal(
+      (await api.post('/subscribers', { email: 'ada@example.com' })).status,
+      201,
+      'the address can be added again',
+    );
   });
 
-  test('Delete subscriber › 404 success false, error text (missing, non-UUID, another account\'s id)', async () => {
+  test("Delete subscriber › 404 success false, error text (missing, non-UUID, another account's id)", async () => {
     const { api } = await account();
     const other = await account();
     const theirs = (await other.api.post('/subscribers', { email: 'theirs@example.com' })).body.data.id;

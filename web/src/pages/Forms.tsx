@@ -21,7 +21,10 @@ interface Form {
 
 export function Forms({ canEdit }: { canEdit: boolean }) {
   const [page, setPage] = useState(1);
-  const list = useLoad(() => api.get<{ forms: Form[]; total: number; per_page: number }>(`/forms${qs({ page })}`), [page]);
+  const list = useLoad(
+    () => api.get<{ forms: Form[]; total: number; per_page: number }>(`/forms${qs({ page })}`),
+    [page],
+  );
   const audience = useLoad(() => api.get<Audience>('/audience'), []);
   return (
     <section>
@@ -50,8 +53,13 @@ export function Forms({ canEdit }: { canEdit: boolean }) {
               <tbody>
                 {list.data.forms.map((f) => (
                   <tr key={f.id}>
-                    <td><Link href={`/app/forms/${f.id}`}>{f.name}</Link></td>
-                    <td>{f.type}{f.double_opt_in ? ' · double opt-in' : ''}</td>
+                    <td>
+                      <Link href={`/app/forms/${f.id}`}>{f.name}</Link>
+                    </td>
+                    <td>
+                      {f.type}
+                      {f.double_opt_in ? ' · double opt-in' : ''}
+                    </td>
                     <td>{f.active ? <Badge tone="good">active</Badge> : <Badge>inactive</Badge>}</td>
                     <td>{f.stats.views.toLocaleString()}</td>
                     <td>{f.stats.submissions.toLocaleString()}</td>
@@ -87,7 +95,12 @@ function CreateForm({ audience }: { audience: Audience }) {
         type: f.get('type'),
         double_opt_in: f.get('double_opt_in') === 'on',
         group_ids: f.getAll('group_ids'),
-        fields: [{ key: 'email', required: true }, ...choices.filter((c) => f.get(`field_${c.key}`) === 'on').map((c) => ({ key: c.key, required: f.get(`required_${c.key}`) === 'on' }))],
+        fields: [
+          { key: 'email', required: true },
+          ...choices
+            .filter((c) => f.get(`field_${c.key}`) === 'on')
+            .map((c) => ({ key: c.key, required: f.get(`required_${c.key}`) === 'on' })),
+        ],
         success_message: String(f.get('success_message') || '').trim() || undefined,
         redirect_url: String(f.get('redirect_url') || '').trim() || null,
       });
@@ -101,7 +114,9 @@ function CreateForm({ audience }: { audience: Audience }) {
       <h2 id="new-form-title">New form</h2>
       <Alert error={error} />
       <div className="row">
-        <Field label="Form name" error={fieldErrors.name}>{(id, d) => <input id={id} name="name" required aria-describedby={d} />}</Field>
+        <Field label="Form name" error={fieldErrors.name}>
+          {(id, d) => <input id={id} name="name" required aria-describedby={d} />}
+        </Field>
         <Field label="Type" error={fieldErrors.type}>
           {(id) => (
             <select id={id} name="type" defaultValue="hosted">
@@ -116,14 +131,27 @@ function CreateForm({ audience }: { audience: Audience }) {
         <legend>Fields (email is always asked and required)</legend>
         <table className="scope-grid">
           <thead>
-            <tr><th scope="col">Field</th><th scope="col">Ask</th><th scope="col">Required</th></tr>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Ask</th>
+              <th scope="col">Required</th>
+            </tr>
           </thead>
           <tbody>
             {choices.map((c) => (
               <tr key={c.key}>
                 <th scope="row">{c.label}</th>
-                <td><input type="checkbox" name={`field_${c.key}`} aria-label={`Ask ${c.label}`} defaultChecked={c.key === 'first_name'} /></td>
-                <td><input type="checkbox" name={`required_${c.key}`} aria-label={`${c.label} required`} /></td>
+                <td>
+                  <input
+                    type="checkbox"
+                    name={`field_${c.key}`}
+                    aria-label={`Ask ${c.label}`}
+                    defaultChecked={c.key === 'first_name'}
+                  />
+                </td>
+                <td>
+                  <input type="checkbox" name={`required_${c.key}`} aria-label={`${c.label} required`} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -133,13 +161,25 @@ function CreateForm({ audience }: { audience: Audience }) {
         <fieldset>
           <legend>Add signups to groups</legend>
           {audience.groups.map((g) => (
-            <label className="check" key={g.id}><input type="checkbox" name="group_ids" value={g.id} /> {g.name}</label>
+            <label className="check" key={g.id}>
+              <input type="checkbox" name="group_ids" value={g.id} /> {g.name}
+            </label>
           ))}
         </fieldset>
       )}
-      <label className="check"><input type="checkbox" name="double_opt_in" /> Double opt-in (send a confirmation link first)</label>
-      <Field label="Success message" error={fieldErrors.success_message}>{(id, d) => <input id={id} name="success_message" placeholder="Thank you for subscribing!" aria-describedby={d} />}</Field>
-      <Field label="Redirect after signup" error={fieldErrors.redirect_url} hint="Optional: an http(s) URL to send people to instead of the message.">
+      <label className="check">
+        <input type="checkbox" name="double_opt_in" /> Double opt-in (send a confirmation link first)
+      </label>
+      <Field label="Success message" error={fieldErrors.success_message}>
+        {(id, d) => (
+          <input id={id} name="success_message" placeholder="Thank you for subscribing!" aria-describedby={d} />
+        )}
+      </Field>
+      <Field
+        label="Redirect after signup"
+        error={fieldErrors.redirect_url}
+        hint="Optional: an http(s) URL to send people to instead of the message."
+      >
         {(id, d) => <input id={id} name="redirect_url" type="url" aria-describedby={d} />}
       </Field>
       <button type="submit">Create form</button>
@@ -148,10 +188,15 @@ function CreateForm({ audience }: { audience: Audience }) {
 }
 
 export function FormView({ id }: { id: string }) {
-  const { data, error } = useLoad(() => api.get<Form & { url: string; embed: string }>(`/forms/${encodeURIComponent(id)}`), [id]);
+  const { data, error } = useLoad(
+    () => api.get<Form & { url: string; embed: string }>(`/forms/${encodeURIComponent(id)}`),
+    [id],
+  );
   return (
     <section>
-      <p><Link href="/app/forms">← Forms</Link></p>
+      <p>
+        <Link href="/app/forms">← Forms</Link>
+      </p>
       <Alert error={error} />
       {!data ? (
         !error && <Loading />
@@ -160,17 +205,36 @@ export function FormView({ id }: { id: string }) {
           <h1>{data.name}</h1>
           <div className="card">
             <dl className="facts">
-              <dt>Type</dt><dd>{data.type}</dd>
-              <dt>Status</dt><dd>{data.active ? 'active' : 'inactive'}</dd>
-              <dt>Double opt-in</dt><dd>{data.double_opt_in ? 'yes' : 'no'}</dd>
-              <dt>Fields</dt><dd>{data.fields.map((f) => `${f.label}${f.required ? ' *' : ''}`).join(', ')}</dd>
-              <dt>Numbers</dt><dd>{data.stats.views} views · {data.stats.submissions} submissions · {data.stats.confirmations} confirmations</dd>
+              <dt>Type</dt>
+              <dd>{data.type}</dd>
+              <dt>Status</dt>
+              <dd>{data.active ? 'active' : 'inactive'}</dd>
+              <dt>Double opt-in</dt>
+              <dd>{data.double_opt_in ? 'yes' : 'no'}</dd>
+              <dt>Fields</dt>
+              <dd>{data.fields.map((f) => `${f.label}${f.required ? ' *' : ''}`).join(', ')}</dd>
+              <dt>Numbers</dt>
+              <dd>
+                {data.stats.views} views · {data.stats.submissions} submissions · {data.stats.confirmations}{' '}
+                confirmations
+              </dd>
             </dl>
           </div>
           <h2>Hosted page</h2>
-          <p><a href={data.url} target="_blank" rel="noreferrer" className="mono">{data.url}</a></p>
+          <p>
+            <a href={data.url} target="_blank" rel="noreferrer" className="mono">
+              {data.url}
+            </a>
+          </p>
           <h2>Embed in your site</h2>
-          <textarea readOnly aria-label="Embed snippet" className="mono" rows={8} value={data.embed} onFocus={(e) => e.target.select()} />
+          <textarea
+            readOnly
+            aria-label="Embed snippet"
+            className="mono"
+            rows={8}
+            value={data.embed}
+            onFocus={(e) => e.target.select()}
+          />
         </>
       )}
     </section>

@@ -9,7 +9,10 @@ const TONE: Record<string, 'good' | 'bad' | 'warn'> = { completed: 'good', faile
 
 export function Imports({ canEdit }: { canEdit: boolean }) {
   const [page, setPage] = useState(1);
-  const { data, error, reload } = useLoad(() => api.get<{ imports: ImportJob[]; meta: Meta }>(`/imports${qs({ page, per_page: 25 })}`), [page]);
+  const { data, error, reload } = useLoad(
+    () => api.get<{ imports: ImportJob[]; meta: Meta }>(`/imports${qs({ page, per_page: 25 })}`),
+    [page],
+  );
   const running = data?.imports.some((j) => j.status === 'processing');
   useEffect(() => {
     if (!running) return;
@@ -46,9 +49,15 @@ export function Imports({ canEdit }: { canEdit: boolean }) {
               <tbody>
                 {data.imports.map((j) => (
                   <tr key={j.job_id} data-job-id={j.job_id}>
-                    <td><Link href={`/app/imports/${j.job_id}`}>{j.file_name ?? 'API import'}</Link></td>
-                    <td><Badge tone={TONE[j.status]}>{j.status}</Badge></td>
-                    <td>{j.processed_rows.toLocaleString()} / {j.total_rows.toLocaleString()}</td>
+                    <td>
+                      <Link href={`/app/imports/${j.job_id}`}>{j.file_name ?? 'API import'}</Link>
+                    </td>
+                    <td>
+                      <Badge tone={TONE[j.status]}>{j.status}</Badge>
+                    </td>
+                    <td>
+                      {j.processed_rows.toLocaleString()} / {j.total_rows.toLocaleString()}
+                    </td>
                     <td>{j.created_count.toLocaleString()}</td>
                     <td>{j.updated_count.toLocaleString()}</td>
                     <td>{j.failed_count.toLocaleString()}</td>
@@ -73,15 +82,27 @@ function Upload() {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const file = form.get('file');
-    if (!(file instanceof File) || file.size === 0) return setError(new ApiError(400, 'Choose a CSV file to upload', { file: ['Choose a CSV file to upload'] }));
+    if (!(file instanceof File) || file.size === 0)
+      return setError(new ApiError(400, 'Choose a CSV file to upload', { file: ['Choose a CSV file to upload'] }));
     setBusy(true);
     setError(undefined);
     try {
       const body = new FormData();
       body.append('file', file, file.name);
-      const res = await fetch('/app/api/imports', { method: 'POST', body, credentials: 'same-origin', headers: { 'x-mailgrove-csrf': '1' } });
+      const res = await fetch('/app/api/imports', {
+        method: 'POST',
+        body,
+        credentials: 'same-origin',
+        headers: { 'x-mailgrove-csrf': '1' },
+      });
       const json = await res.json().catch(() => undefined);
-      if (!res.ok || !json?.success) throw new ApiError(res.status, json?.error ?? `Upload failed (${res.status})`, res.status === 400 ? json?.data ?? {} : {}, json?.message);
+      if (!res.ok || !json?.success)
+        throw new ApiError(
+          res.status,
+          json?.error ?? `Upload failed (${res.status})`,
+          res.status === 400 ? (json?.data ?? {}) : {},
+          json?.message,
+        );
       navigate(`/app/imports/${json.data.job_id}`);
     } catch (err) {
       setError(err);
@@ -92,12 +113,17 @@ function Upload() {
     <form className="card" onSubmit={submit} noValidate aria-labelledby="upload-title">
       <h2 id="upload-title">Import subscribers from CSV</h2>
       <p className="muted">
-        A header row names the columns: <code>email</code> (required), <code>first_name</code>, <code>last_name</code>, <code>phone</code> and your custom field keys. Existing
-        subscribers are updated; the plan limit is checked before the import starts.
+        A header row names the columns: <code>email</code> (required), <code>first_name</code>, <code>last_name</code>,{' '}
+        <code>phone</code> and your custom field keys. Existing subscribers are updated; the plan limit is checked
+        before the import starts.
       </p>
       <Alert error={error} />
-      <Field label="CSV file">{(id) => <input id={id} name="file" type="file" accept=".csv,text/csv" required />}</Field>
-      <button type="submit" disabled={busy}>{busy ? 'Uploading…' : 'Start import'}</button>
+      <Field label="CSV file">
+        {(id) => <input id={id} name="file" type="file" accept=".csv,text/csv" required />}
+      </Field>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Uploading…' : 'Start import'}
+      </button>
     </form>
   );
 }
@@ -111,7 +137,9 @@ export function ImportView({ id }: { id: string }) {
   }, [data?.status, reload]);
   return (
     <section>
-      <p><Link href="/app/imports">← Imports</Link></p>
+      <p>
+        <Link href="/app/imports">← Imports</Link>
+      </p>
       <Alert error={error} />
       {!data ? (
         !error && <Loading />
@@ -119,11 +147,15 @@ export function ImportView({ id }: { id: string }) {
         <>
           <h1>{data.file_name ?? 'API import'}</h1>
           <div className="card" aria-live="polite">
-            <p><Badge tone={TONE[data.status]}>{data.status}</Badge> {data.message}</p>
+            <p>
+              <Badge tone={TONE[data.status]}>{data.status}</Badge> {data.message}
+            </p>
             <progress max={Math.max(1, data.total_rows)} value={data.processed_rows} aria-label="Rows processed" />
             <dl className="facts">
               <dt>Rows</dt>
-              <dd>{data.processed_rows.toLocaleString()} of {data.total_rows.toLocaleString()} processed</dd>
+              <dd>
+                {data.processed_rows.toLocaleString()} of {data.total_rows.toLocaleString()} processed
+              </dd>
               <dt>Created</dt>
               <dd>{data.created_count.toLocaleString()}</dd>
               <dt>Updated</dt>
@@ -140,24 +172,24 @@ export function ImportView({ id }: { id: string }) {
             <>
               <h2>Rows that failed{data.failed_count > data.errors.length ? ` (first ${data.errors.length})` : ''}</h2>
               <div className="table-wrap">
-              <table className="data">
-                <thead>
-                  <tr>
-                    <th scope="col">Row</th>
-                    <th scope="col">Email</th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.errors.map((e) => (
-                    <tr key={e.row}>
-                      <td>{e.row}</td>
-                      <td>{e.email ?? '—'}</td>
-                      <td>{e.reason}</td>
+                <table className="data">
+                  <thead>
+                    <tr>
+                      <th scope="col">Row</th>
+                      <th scope="col">Email</th>
+                      <th scope="col">Reason</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {data.errors.map((e) => (
+                      <tr key={e.row}>
+                        <td>{e.row}</td>
+                        <td>{e.email ?? '—'}</td>
+                        <td>{e.reason}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
               </div>
             </>
           )}

@@ -17,10 +17,19 @@ export function Keys({ canManage }: { canManage: boolean }) {
   return (
     <section>
       <h1>API keys</h1>
-      <p className="muted">Keys authenticate the REST API and the MCP tool endpoint (<code>Authorization: Bearer …</code>).</p>
+      <p className="muted">
+        Keys authenticate the REST API and the MCP tool endpoint (<code>Authorization: Bearer …</code>).
+      </p>
       {created && <NewKey apiKey={created} onDone={() => setCreated(undefined)} />}
       {canManage ? (
-        !created && <CreateKey onCreated={(k) => { setCreated(k); reload(); }} />
+        !created && (
+          <CreateKey
+            onCreated={(k) => {
+              setCreated(k);
+              reload();
+            }}
+          />
+        )
       ) : (
         <Alert kind="warning">Your role can see keys but not create or revoke them.</Alert>
       )}
@@ -36,7 +45,8 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKey & { key: string }) => 
   const [scopes, setScopes] = useState<string[]>(['*']);
   const [busy, setBusy] = useState(false);
   const fields = error instanceof ApiError ? error.fields : {};
-  const toggle = (scope: string, on: boolean) => setScopes((s) => (on ? [...s.filter((x) => x !== scope), scope] : s.filter((x) => x !== scope)));
+  const toggle = (scope: string, on: boolean) =>
+    setScopes((s) => (on ? [...s.filter((x) => x !== scope), scope] : s.filter((x) => x !== scope)));
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -75,13 +85,18 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKey & { key: string }) => 
         <legend>Permissions</legend>
         {fields.scopes && <p className="field-error">{fields.scopes[0]}</p>}
         <label className="check">
-          <input type="checkbox" checked={scopes.includes('*')} onChange={(e) => toggle('*', e.target.checked)} /> Full access (<code>*</code>)
+          <input type="checkbox" checked={scopes.includes('*')} onChange={(e) => toggle('*', e.target.checked)} /> Full
+          access (<code>*</code>)
         </label>
         <table className="scope-grid">
           <thead>
             <tr>
               <th scope="col">Resource</th>
-              {LEVELS.map(([, label]) => <th scope="col" key={label}>{label}</th>)}
+              {LEVELS.map(([, label]) => (
+                <th scope="col" key={label}>
+                  {label}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
@@ -92,7 +107,13 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKey & { key: string }) => 
                   const scope = `${r}:${level}`;
                   return (
                     <td key={level}>
-                      <input type="checkbox" aria-label={`${r} ${label.toLowerCase()} (${scope})`} disabled={scopes.includes('*')} checked={scopes.includes(scope) || scopes.includes('*')} onChange={(e) => toggle(scope, e.target.checked)} />
+                      <input
+                        type="checkbox"
+                        aria-label={`${r} ${label.toLowerCase()} (${scope})`}
+                        disabled={scopes.includes('*')}
+                        checked={scopes.includes(scope) || scopes.includes('*')}
+                        onChange={(e) => toggle(scope, e.target.checked)}
+                      />
                     </td>
                   );
                 })}
@@ -102,9 +123,19 @@ function CreateKey({ onCreated }: { onCreated: (k: ApiKey & { key: string }) => 
         </table>
       </fieldset>
       <Field label="Expires on" error={fields.expires_at} hint="Optional. Leave empty for a key that does not expire.">
-        {(id, d) => <input id={id} name="expires_at" type="date" min={new Date().toISOString().slice(0, 10)} aria-describedby={d} />}
+        {(id, d) => (
+          <input
+            id={id}
+            name="expires_at"
+            type="date"
+            min={new Date().toISOString().slice(0, 10)}
+            aria-describedby={d}
+          />
+        )}
       </Field>
-      <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create key'}</button>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Creating…' : 'Create key'}
+      </button>
     </form>
   );
 }
@@ -125,12 +156,27 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
   return (
     <div className="card new-key" role="region" aria-labelledby="new-key-title">
       <h2 id="new-key-title">Key “{apiKey.name}” created</h2>
-      <Alert kind="warning">Copy this key now. It is shown only once and cannot be retrieved later; if you lose it, create a new key and revoke this one.</Alert>
+      <Alert kind="warning">
+        Copy this key now. It is shown only once and cannot be retrieved later; if you lose it, create a new key and
+        revoke this one.
+      </Alert>
       <div className="copy-row">
-        <input ref={input} id="new-api-key" aria-label="New API key" readOnly value={apiKey.key} onFocus={(e) => e.target.select()} className="mono" />
-        <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+        <input
+          ref={input}
+          id="new-api-key"
+          aria-label="New API key"
+          readOnly
+          value={apiKey.key}
+          onFocus={(e) => e.target.select()}
+          className="mono"
+        />
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
       </div>
-      <button type="button" className="secondary" onClick={onDone}>I have stored the key</button>
+      <button type="button" className="secondary" onClick={onDone}>
+        I have stored the key
+      </button>
     </div>
   );
 }
@@ -163,7 +209,11 @@ function KeyTable({ keys, canManage, onRevoked }: { keys: ApiKey[]; canManage: b
               <th scope="col">Last used</th>
               <th scope="col">Expires</th>
               <th scope="col">Status</th>
-              {canManage && <th scope="col"><span className="visually-hidden">Actions</span></th>}
+              {canManage && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -173,12 +223,24 @@ function KeyTable({ keys, canManage, onRevoked }: { keys: ApiKey[]; canManage: b
                 <tr key={k.id} data-key-id={k.id}>
                   <td>{k.name}</td>
                   <td className="mono">{k.hint}</td>
-                  <td>{k.scopes.map((s) => <code key={s} className="scope">{s}</code>)}</td>
+                  <td>
+                    {k.scopes.map((s) => (
+                      <code key={s} className="scope">
+                        {s}
+                      </code>
+                    ))}
+                  </td>
                   <td>{formatDate(k.created_at)}</td>
                   <td>{formatDate(k.last_used_at, 'Never')}</td>
                   <td>{formatDate(k.expires_at, 'Never')}</td>
                   <td>
-                    {k.revoked_at ? <Badge tone="bad">Revoked {formatDate(k.revoked_at)}</Badge> : expired ? <Badge tone="warn">Expired</Badge> : <Badge tone="good">Active</Badge>}
+                    {k.revoked_at ? (
+                      <Badge tone="bad">Revoked {formatDate(k.revoked_at)}</Badge>
+                    ) : expired ? (
+                      <Badge tone="warn">Expired</Badge>
+                    ) : (
+                      <Badge tone="good">Active</Badge>
+                    )}
                   </td>
                   {canManage && (
                     <td className="actions">
@@ -186,11 +248,20 @@ function KeyTable({ keys, canManage, onRevoked }: { keys: ApiKey[]; canManage: b
                         (confirming === k.id ? (
                           <span className="confirm" role="group" aria-label={`Confirm revoking ${k.name}`}>
                             <span>Revoke “{k.name}”? Requests with it will fail at once.</span>
-                            <button type="button" className="danger small" onClick={() => revoke(k.id)}>Yes, revoke</button>
-                            <button type="button" className="secondary small" onClick={() => setConfirming(undefined)}>Cancel</button>
+                            <button type="button" className="danger small" onClick={() => revoke(k.id)}>
+                              Yes, revoke
+                            </button>
+                            <button type="button" className="secondary small" onClick={() => setConfirming(undefined)}>
+                              Cancel
+                            </button>
                           </span>
                         ) : (
-                          <button type="button" className="danger-outline small" onClick={() => setConfirming(k.id)} aria-label={`Revoke ${k.name}`}>
+                          <button
+                            type="button"
+                            className="danger-outline small"
+                            onClick={() => setConfirming(k.id)}
+                            aria-label={`Revoke ${k.name}`}
+                          >
                             Revoke
                           </button>
                         ))}

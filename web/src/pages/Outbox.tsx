@@ -25,7 +25,10 @@ export function Outbox() {
   return (
     <section>
       <h1>Outbox</h1>
-      <p className="muted">Without an SMTP server configured (<code>SMTP_URL</code>), Mailgrove keeps outgoing mail here instead of sending it.</p>
+      <p className="muted">
+        Without an SMTP server configured (<code>SMTP_URL</code>), Mailgrove keeps outgoing mail here instead of sending
+        it.
+      </p>
       <Alert error={error} />
       {!data ? (
         !error && <Loading />
@@ -46,7 +49,9 @@ export function Outbox() {
               <tbody>
                 {data.messages.map((m) => (
                   <tr key={m.id}>
-                    <td><Link href={`/app/outbox/${m.id}`}>{m.subject || '(no subject)'}</Link></td>
+                    <td>
+                      <Link href={`/app/outbox/${m.id}`}>{m.subject || '(no subject)'}</Link>
+                    </td>
                     <td>{m.to_addr}</td>
                     <td>{m.from_addr}</td>
                     <td>{formatDate(m.created_at)}</td>
@@ -67,7 +72,9 @@ export function OutboxMessage({ id }: { id: string }) {
   const [view, setView] = useState<'html' | 'text' | 'headers'>('html');
   return (
     <section>
-      <p><Link href="/app/outbox">← Outbox</Link></p>
+      <p>
+        <Link href="/app/outbox">← Outbox</Link>
+      </p>
       <Alert error={error} />
       {!data ? (
         !error && <Loading />
@@ -86,18 +93,34 @@ export function OutboxMessage({ id }: { id: string }) {
           </dl>
           <div className="tabs" role="tablist" aria-label="Message view">
             {(['html', 'text', 'headers'] as const).map((v) => (
-              <button key={v} type="button" role="tab" aria-selected={view === v} className={view === v ? 'tab active' : 'tab'} onClick={() => setView(v)}>
+              <button
+                key={v}
+                type="button"
+                role="tab"
+                aria-selected={view === v}
+                className={view === v ? 'tab active' : 'tab'}
+                onClick={() => setView(v)}
+              >
                 {v === 'html' ? 'HTML' : v === 'text' ? 'Plain text' : 'Headers'}
               </button>
             ))}
           </div>
           <div role="tabpanel" className="message-view">
             {view === 'html' ? (
-              <iframe title="Message HTML" sandbox="" src={`/app/api/outbox/${encodeURIComponent(data.id)}/html`} className="message-frame" />
+              <iframe
+                title="Message HTML"
+                sandbox=""
+                src={`/app/api/outbox/${encodeURIComponent(data.id)}/html`}
+                className="message-frame"
+              />
             ) : view === 'text' ? (
               <pre className="message-text">{data.text ?? '(no plain-text part)'}</pre>
             ) : (
-              <pre className="message-text">{Object.entries(data.headers).map(([k, v]) => `${k}: ${v}`).join('\n')}</pre>
+              <pre className="message-text">
+                {Object.entries(data.headers)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join('\n')}
+              </pre>
             )}
           </div>
         </>

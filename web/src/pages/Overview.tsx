@@ -34,16 +34,29 @@ export function Overview({ me }: { me: Me }) {
             <p>
               {data.total.toLocaleString()} of {data.limit.toLocaleString()} subscribers ({data.usage_percentage}%)
             </p>
-            <div className="meter" role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.min(100, data.usage_percentage)} aria-label="Plan usage">
+            <div
+              className="meter"
+              role="meter"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={Math.min(100, data.usage_percentage)}
+              aria-label="Plan usage"
+            >
               <span style={{ width: `${Math.min(100, data.usage_percentage)}%` }} />
             </div>
           </div>
           <div className="card">
             <h2>Get started</h2>
             <ul className="steps">
-              <li><Link href="/app/keys">Create an API key</Link> for the REST API and the MCP tool endpoint.</li>
-              <li><Link href="/app/imports">Import subscribers</Link> from a CSV file.</li>
-              <li><Link href="/app/settings">Set your sender defaults</Link> for campaigns.</li>
+              <li>
+                <Link href="/app/keys">Create an API key</Link> for the REST API and the MCP tool endpoint.
+              </li>
+              <li>
+                <Link href="/app/imports">Import subscribers</Link> from a CSV file.
+              </li>
+              <li>
+                <Link href="/app/settings">Set your sender defaults</Link> for campaigns.
+              </li>
             </ul>
           </div>
         </>

@@ -23,7 +23,9 @@ interface Member {
   joined_at: string;
 }
 
-const TIMEZONES = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
+const TIMEZONES = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.(
+  'timeZone',
+) ?? ['UTC'];
 
 export function Settings({ me, canManage, onSaved }: { me: Me; canManage: boolean; onSaved: () => void }) {
   const { data, error } = useLoad(() => api.get<AccountSettings>('/settings'), []);
@@ -39,7 +41,15 @@ export function Settings({ me, canManage, onSaved }: { me: Me; canManage: boolea
   );
 }
 
-function AccountForm({ initial, disabled, onSaved }: { initial: AccountSettings; disabled: boolean; onSaved: () => void }) {
+function AccountForm({
+  initial,
+  disabled,
+  onSaved,
+}: {
+  initial: AccountSettings;
+  disabled: boolean;
+  onSaved: () => void;
+}) {
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
   const fields = error instanceof ApiError ? error.fields : {};
@@ -72,26 +82,63 @@ function AccountForm({ initial, disabled, onSaved }: { initial: AccountSettings;
       <Alert error={error} />
       {saved && <Alert kind="success">Settings saved.</Alert>}
       <fieldset disabled={disabled}>
-        <Field label="Account name" error={fields.name}>{(id, d) => <input id={id} name="name" defaultValue={initial.name} required aria-describedby={d} />}</Field>
+        <Field label="Account name" error={fields.name}>
+          {(id, d) => <input id={id} name="name" defaultValue={initial.name} required aria-describedby={d} />}
+        </Field>
         <div className="row">
-          <Field label="Default sender name" error={fields.default_from_name}>{(id, d) => <input id={id} name="default_from_name" defaultValue={initial.default_from_name ?? ''} aria-describedby={d} />}</Field>
-          <Field label="Default sender email" error={fields.default_from_email}>{(id, d) => <input id={id} name="default_from_email" type="email" defaultValue={initial.default_from_email ?? ''} aria-describedby={d} />}</Field>
+          <Field label="Default sender name" error={fields.default_from_name}>
+            {(id, d) => (
+              <input
+                id={id}
+                name="default_from_name"
+                defaultValue={initial.default_from_name ?? ''}
+                aria-describedby={d}
+              />
+            )}
+          </Field>
+          <Field label="Default sender email" error={fields.default_from_email}>
+            {(id, d) => (
+              <input
+                id={id}
+                name="default_from_email"
+                type="email"
+                defaultValue={initial.default_from_email ?? ''}
+                aria-describedby={d}
+              />
+            )}
+          </Field>
         </div>
-        <Field label="Reply-to address" error={fields.default_reply_to}>{(id, d) => <input id={id} name="default_reply_to" type="email" defaultValue={initial.default_reply_to ?? ''} aria-describedby={d} />}</Field>
+        <Field label="Reply-to address" error={fields.default_reply_to}>
+          {(id, d) => (
+            <input
+              id={id}
+              name="default_reply_to"
+              type="email"
+              defaultValue={initial.default_reply_to ?? ''}
+              aria-describedby={d}
+            />
+          )}
+        </Field>
         <Field label="Time zone" error={fields.timezone}>
           {(id, d) => (
             <select id={id} name="timezone" defaultValue={initial.timezone} aria-describedby={d}>
-              {zones.map((z) => <option key={z}>{z}</option>)}
+              {zones.map((z) => (
+                <option key={z}>{z}</option>
+              ))}
             </select>
           )}
         </Field>
         <label className="check">
-          <input type="checkbox" name="tracking_enabled" defaultChecked={initial.tracking_enabled} /> Track opens and clicks
+          <input type="checkbox" name="tracking_enabled" defaultChecked={initial.tracking_enabled} /> Track opens and
+          clicks
         </label>
         <label className="check">
-          <input type="checkbox" name="verify_emails" defaultChecked={initial.verify_emails} /> Verify addresses when importing
+          <input type="checkbox" name="verify_emails" defaultChecked={initial.verify_emails} /> Verify addresses when
+          importing
         </label>
-        <p className="muted">Plan limit: {initial.subscriber_limit.toLocaleString()} subscribers (set by the operator).</p>
+        <p className="muted">
+          Plan limit: {initial.subscriber_limit.toLocaleString()} subscribers (set by the operator).
+        </p>
         {!disabled && <button type="submit">Save settings</button>}
       </fieldset>
     </form>
@@ -108,7 +155,12 @@ function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
     const f = new FormData(formEl);
     setAddError(undefined);
     try {
-      await api.post('/members', { email: f.get('email'), name: f.get('name') || undefined, role: f.get('role'), password: f.get('password') || undefined });
+      await api.post('/members', {
+        email: f.get('email'),
+        name: f.get('name') || undefined,
+        role: f.get('role'),
+        password: f.get('password') || undefined,
+      });
       formEl.reset();
       reload();
     } catch (err) {
@@ -134,7 +186,11 @@ function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
               <th scope="col">Member</th>
               <th scope="col">Role</th>
               <th scope="col">Joined</th>
-              {canManage && <th scope="col"><span className="visually-hidden">Actions</span></th>}
+              {canManage && (
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -143,7 +199,20 @@ function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
                 <td>{m.name ? `${m.name} <${m.email}>` : m.email}</td>
                 <td>{m.role}</td>
                 <td>{formatDate(m.joined_at)}</td>
-                {canManage && <td className="actions">{m.id !== myId && <button type="button" className="danger-outline small" onClick={() => remove(m.id)} aria-label={`Remove ${m.email}`}>Remove</button>}</td>}
+                {canManage && (
+                  <td className="actions">
+                    {m.id !== myId && (
+                      <button
+                        type="button"
+                        className="danger-outline small"
+                        onClick={() => remove(m.id)}
+                        aria-label={`Remove ${m.email}`}
+                      >
+                        Remove
+                      </button>
+                    )}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -154,8 +223,12 @@ function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
           <h3 id="add-member-title">Add a member</h3>
           <Alert error={addError} />
           <div className="row">
-            <Field label="Member email" error={fields.email}>{(id, d) => <input id={id} name="email" type="email" required aria-describedby={d} />}</Field>
-            <Field label="Member name" error={fields.name}>{(id) => <input id={id} name="name" />}</Field>
+            <Field label="Member email" error={fields.email}>
+              {(id, d) => <input id={id} name="email" type="email" required aria-describedby={d} />}
+            </Field>
+            <Field label="Member name" error={fields.name}>
+              {(id) => <input id={id} name="name" />}
+            </Field>
             <Field label="Role" error={fields.role}>
               {(id) => (
                 <select id={id} name="role" defaultValue="editor">
@@ -166,8 +239,14 @@ function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
               )}
             </Field>
           </div>
-          <Field label="Initial password" error={fields.password} hint="For email + password sign-in; leave empty when members sign in through your identity provider.">
-            {(id, d) => <input id={id} name="password" type="password" autoComplete="new-password" aria-describedby={d} />}
+          <Field
+            label="Initial password"
+            error={fields.password}
+            hint="For email + password sign-in; leave empty when members sign in through your identity provider."
+          >
+            {(id, d) => (
+              <input id={id} name="password" type="password" autoComplete="new-password" aria-describedby={d} />
+            )}
           </Field>
           <button type="submit">Add member</button>
         </form>
@@ -187,7 +266,10 @@ function PasswordForm() {
     setError(undefined);
     setDone(false);
     try {
-      await api.put('/session/password', { current_password: f.get('current_password') || undefined, new_password: f.get('new_password') });
+      await api.put('/session/password', {
+        current_password: f.get('current_password') || undefined,
+        new_password: f.get('new_password'),
+      });
       formEl.reset();
       setDone(true);
     } catch (err) {
@@ -200,8 +282,22 @@ function PasswordForm() {
       <Alert error={error} />
       {done && <Alert kind="success">Password changed.</Alert>}
       <div className="row">
-        <Field label="Current password" error={fields.current_password}>{(id, d) => <input id={id} name="current_password" type="password" autoComplete="current-password" aria-describedby={d} />}</Field>
-        <Field label="New password" error={fields.new_password} hint="At least 8 characters.">{(id, d) => <input id={id} name="new_password" type="password" autoComplete="new-password" aria-describedby={d} />}</Field>
+        <Field label="Current password" error={fields.current_password}>
+          {(id, d) => (
+            <input
+              id={id}
+              name="current_password"
+              type="password"
+              autoComplete="current-password"
+              aria-describedby={d}
+            />
+          )}
+        </Field>
+        <Field label="New password" error={fields.new_password} hint="At least 8 characters.">
+          {(id, d) => (
+            <input id={id} name="new_password" type="password" autoComplete="new-password" aria-describedby={d} />
+          )}
+        </Field>
       </div>
       <button type="submit">Change password</button>
     </form>

@@ -27,7 +27,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main className="center">
       <div className="card narrow">
-        <p className="brand big"><span className="logo" aria-hidden="true">✉</span> Mailgrove</p>
+        <p className="brand big">
+          <span className="logo" aria-hidden="true">
+            ✉
+          </span>{' '}
+          Mailgrove
+        </p>
         {providerError && <Alert>{SIGNIN_ERRORS[providerError] ?? 'Sign-in failed.'}</Alert>}
         <Alert error={error} />
         {!setup ? (
@@ -35,8 +40,12 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
         ) : setup.sign_in === 'oidc' ? (
           <>
             <h1>Sign in</h1>
-            {setup.needs_owner && <p>No one has signed in yet: the first person to sign in becomes the owner of a new account.</p>}
-            <a className="button wide" href="/app/auth/oidc/start">Sign in with your identity provider</a>
+            {setup.needs_owner && (
+              <p>No one has signed in yet: the first person to sign in becomes the owner of a new account.</p>
+            )}
+            <a className="button wide" href="/app/auth/oidc/start">
+              Sign in with your identity provider
+            </a>
           </>
         ) : setup.needs_owner ? (
           <CreateOwner onDone={onSignedIn} />
@@ -69,9 +78,15 @@ function PasswordSignIn({ onDone }: { onDone: () => void }) {
     <form onSubmit={submit} noValidate>
       <h1>Sign in</h1>
       <Alert error={error} />
-      <Field label="Email">{(id) => <input id={id} name="email" type="email" autoComplete="username" required autoFocus />}</Field>
-      <Field label="Password">{(id) => <input id={id} name="password" type="password" autoComplete="current-password" required />}</Field>
-      <button type="submit" className="wide" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+      <Field label="Email">
+        {(id) => <input id={id} name="email" type="email" autoComplete="username" required autoFocus />}
+      </Field>
+      <Field label="Password">
+        {(id) => <input id={id} name="password" type="password" autoComplete="current-password" required />}
+      </Field>
+      <button type="submit" className="wide" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
     </form>
   );
 }
@@ -103,13 +118,31 @@ function CreateOwner({ onDone }: { onDone: () => void }) {
       <h1>Create the owner account</h1>
       <p className="muted">This Mailgrove has no users yet. The account you create here owns it.</p>
       <Alert error={error} />
-      <Field label="Account name" error={fields.account_name}>{(id, d) => <input id={id} name="account_name" required autoFocus aria-describedby={d} />}</Field>
-      <Field label="Your name" error={fields.name}>{(id, d) => <input id={id} name="name" autoComplete="name" aria-describedby={d} />}</Field>
-      <Field label="Email" error={fields.email}>{(id, d) => <input id={id} name="email" type="email" autoComplete="username" required aria-describedby={d} />}</Field>
-      <Field label="Password" error={fields.password} hint="At least 8 characters.">
-        {(id, d) => <input id={id} name="password" type="password" autoComplete="new-password" minLength={8} required aria-describedby={d} />}
+      <Field label="Account name" error={fields.account_name}>
+        {(id, d) => <input id={id} name="account_name" required autoFocus aria-describedby={d} />}
       </Field>
-      <button type="submit" className="wide" disabled={busy}>{busy ? 'Creating…' : 'Create the owner account'}</button>
+      <Field label="Your name" error={fields.name}>
+        {(id, d) => <input id={id} name="name" autoComplete="name" aria-describedby={d} />}
+      </Field>
+      <Field label="Email" error={fields.email}>
+        {(id, d) => <input id={id} name="email" type="email" autoComplete="username" required aria-describedby={d} />}
+      </Field>
+      <Field label="Password" error={fields.password} hint="At least 8 characters.">
+        {(id, d) => (
+          <input
+            id={id}
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            minLength={8}
+            required
+            aria-describedby={d}
+          />
+        )}
+      </Field>
+      <button type="submit" className="wide" disabled={busy}>
+        {busy ? 'Creating…' : 'Create the owner account'}
+      </button>
     </form>
   );
 }

@@ -13,19 +13,31 @@ interface Full extends Subscriber {
 
 export function SubscriberView({ id, canEdit }: { id: string; canEdit: boolean }) {
   const { data, error, reload } = useLoad(() => api.get<Full>(`/subscribers/${encodeURIComponent(id)}`), [id]);
-  if (error) return <section><p><Link href="/app/subscribers">← Subscribers</Link></p><Alert error={error} /></section>;
+  if (error)
+    return (
+      <section>
+        <p>
+          <Link href="/app/subscribers">← Subscribers</Link>
+        </p>
+        <Alert error={error} />
+      </section>
+    );
   if (!data) return <Loading />;
   const fields = Object.entries(data.custom_fields ?? {});
   return (
     <section>
-      <p><Link href="/app/subscribers">← Subscribers</Link></p>
+      <p>
+        <Link href="/app/subscribers">← Subscribers</Link>
+      </p>
       <h1>{data.email}</h1>
       <div className="card">
         <dl className="facts">
           <dt>Name</dt>
           <dd>{[data.first_name, data.last_name].filter(Boolean).join(' ') || '—'}</dd>
           <dt>Status</dt>
-          <dd><Badge tone={STATUS_TONE[data.status]}>{data.status}</Badge></dd>
+          <dd>
+            <Badge tone={STATUS_TONE[data.status]}>{data.status}</Badge>
+          </dd>
           <dt>Phone</dt>
           <dd>{data.phone ?? '—'}</dd>
           <dt>Source</dt>
@@ -47,7 +59,9 @@ export function SubscriberView({ id, canEdit }: { id: string; canEdit: boolean }
           {data.notes.map((n) => (
             <li key={n.id}>
               <p>{n.content}</p>
-              <time className="muted" dateTime={n.created_at}>{formatDate(n.created_at)}</time>
+              <time className="muted" dateTime={n.created_at}>
+                {formatDate(n.created_at)}
+              </time>
             </li>
           ))}
         </ul>
@@ -84,7 +98,15 @@ function AddNote({ subscriberId, onAdded }: { subscriberId: string; onAdded: () 
     <form className="card" onSubmit={submit} noValidate>
       <Alert error={error} />
       <Field label="Add a note" error={error instanceof ApiError ? error.fields.content : undefined}>
-        {(id, d) => <textarea id={id} rows={3} value={content} onChange={(e) => setContent(e.target.value)} aria-describedby={d} />}
+        {(id, d) => (
+          <textarea
+            id={id}
+            rows={3}
+            value={content}
+            onChange={(e) => setContent(e.target.value)}
+            aria-describedby={d}
+          />
+        )}
       </Field>
       <button type="submit">Save note</button>
     </form>

@@ -9,11 +9,19 @@ interface Page {
   pagination: { current_page: number; total_pages: number; total_count: number; per_page: number };
 }
 
-export const STATUS_TONE: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = { active: 'good', unsubscribed: 'neutral', bounced: 'bad', complained: 'warn' };
+export const STATUS_TONE: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = {
+  active: 'good',
+  unsubscribed: 'neutral',
+  bounced: 'bad',
+  complained: 'warn',
+};
 
 export function Subscribers({ canEdit }: { canEdit: boolean }) {
   const [query, setQuery] = useState({ search: '', status: '', page: 1 });
-  const { data, error } = useLoad(() => api.get<Page>(`/subscribers${qs({ ...query, per_page: 25 })}`), [query.search, query.status, query.page]);
+  const { data, error } = useLoad(
+    () => api.get<Page>(`/subscribers${qs({ ...query, per_page: 25 })}`),
+    [query.search, query.status, query.page],
+  );
   const [adding, setAdding] = useState(false);
 
   const search = (e: FormEvent<HTMLFormElement>) => {
@@ -26,7 +34,11 @@ export function Subscribers({ canEdit }: { canEdit: boolean }) {
     <section>
       <div className="title-row">
         <h1>Subscribers</h1>
-        {canEdit && !adding && <button type="button" onClick={() => setAdding(true)}>Add subscriber</button>}
+        {canEdit && !adding && (
+          <button type="button" onClick={() => setAdding(true)}>
+            Add subscriber
+          </button>
+        )}
       </div>
       {adding && <AddSubscriber onClose={() => setAdding(false)} />}
       <form className="toolbar" role="search" onSubmit={search}>
@@ -44,7 +56,9 @@ export function Subscribers({ canEdit }: { canEdit: boolean }) {
             <option value="complained">Complained</option>
           </select>
         </label>
-        <button type="submit" className="secondary">Search</button>
+        <button type="submit" className="secondary">
+          Search
+        </button>
       </form>
       <Alert error={error} />
       {!data ? (
@@ -68,9 +82,13 @@ export function Subscribers({ canEdit }: { canEdit: boolean }) {
               <tbody>
                 {data.subscribers.map((s) => (
                   <tr key={s.id}>
-                    <td><Link href={`/app/subscribers/${s.id}`}>{s.email}</Link></td>
+                    <td>
+                      <Link href={`/app/subscribers/${s.id}`}>{s.email}</Link>
+                    </td>
                     <td>{[s.first_name, s.last_name].filter(Boolean).join(' ') || '—'}</td>
-                    <td><Badge tone={STATUS_TONE[s.status]}>{s.status}</Badge></td>
+                    <td>
+                      <Badge tone={STATUS_TONE[s.status]}>{s.status}</Badge>
+                    </td>
                     <td>{s.source}</td>
                     <td>{formatDate(s.created_at)}</td>
                   </tr>
@@ -78,7 +96,11 @@ export function Subscribers({ canEdit }: { canEdit: boolean }) {
               </tbody>
             </table>
           </div>
-          <Pager page={data.pagination.current_page} lastPage={data.pagination.total_pages} onPage={(page) => setQuery((q) => ({ ...q, page }))} />
+          <Pager
+            page={data.pagination.current_page}
+            lastPage={data.pagination.total_pages}
+            onPage={(page) => setQuery((q) => ({ ...q, page }))}
+          />
         </>
       )}
     </section>
@@ -107,13 +129,21 @@ function AddSubscriber({ onClose }: { onClose: () => void }) {
       <h2 id="add-sub-title">Add a subscriber</h2>
       <Alert error={error} />
       <div className="row">
-        <Field label="Email" error={fields.email}>{(id, d) => <input id={id} name="email" type="email" required autoFocus aria-describedby={d} />}</Field>
-        <Field label="First name" error={fields.first_name}>{(id) => <input id={id} name="first_name" />}</Field>
-        <Field label="Last name" error={fields.last_name}>{(id) => <input id={id} name="last_name" />}</Field>
+        <Field label="Email" error={fields.email}>
+          {(id, d) => <input id={id} name="email" type="email" required autoFocus aria-describedby={d} />}
+        </Field>
+        <Field label="First name" error={fields.first_name}>
+          {(id) => <input id={id} name="first_name" />}
+        </Field>
+        <Field label="Last name" error={fields.last_name}>
+          {(id) => <input id={id} name="last_name" />}
+        </Field>
       </div>
       <div className="buttons">
         <button type="submit">Add</button>
-        <button type="button" className="secondary" onClick={onClose}>Cancel</button>
+        <button type="button" className="secondary" onClick={onClose}>
+          Cancel
+        </button>
       </div>
     </form>
   );

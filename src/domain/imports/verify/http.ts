@@ -21,7 +21,10 @@ export function httpVerifier(url: string, opts: { timeoutMs?: number } = {}): Ve
       if (!Array.isArray(body.results)) throw new Error('Verification service answered without a results array');
       for (const r of body.results) {
         if (typeof r.email !== 'string' || r.deliverable !== false) continue;
-        out.set(r.email.trim().toLowerCase(), `Undeliverable: ${typeof r.reason === 'string' && r.reason ? r.reason : 'rejected by the verification service'}`);
+        out.set(
+          r.email.trim().toLowerCase(),
+          `Undeliverable: ${typeof r.reason === 'string' && r.reason ? r.reason : 'rejected by the verification service'}`,
+        );
       }
       return out;
     },

@@ -31,10 +31,14 @@ export function mxVerifier(opts: MxOptions = {}): Verifier {
     let reason: string | null = null;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' })), timeoutMs)));
+      const timeout = new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEOUT' })), timeoutMs)),
+      );
       const records = await Promise.race([resolveMx(domain), timeout]);
       // RFC 7505 "null MX": a single record with an empty exchange says the domain accepts no mail
-      if (records.length === 0 || records.every((r) => r.exchange === '' || r.exchange === '.')) reason = `Domain ${domain} does not accept email (no MX record)`;
+      if (records.length === 0 || records.every((r) => r.exchange === '' || r.exchange === '.'))
+        reason = `Domain ${domain} does not accept email (no MX record)`;
     } catch (err) {
       if (!NO_MAIL.has((err as { code?: string }).code ?? '')) return null; // unknown: do not cache, do not fail
       reason = `Domain ${domain} does not accept email (no MX record)`;

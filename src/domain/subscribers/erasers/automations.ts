@@ -7,5 +7,9 @@ import type { Db } from '../../../db/client.ts';
 import type { ForgetTarget } from './eraser.ts';
 
 export async function erase(trx: Db, accountId: string, target: ForgetTarget): Promise<void> {
-  await trx.deleteFrom('automation_runs').where('account_id', '=', accountId).where('subscriber_id', '=', target.subscriberId).execute();
+  await trx
+    .deleteFrom('automation_runs')
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', target.subscriberId)
+    .execute();
 }

@@ -5,5 +5,9 @@ import type { Db } from '../../../db/client.ts';
 import type { ForgetTarget } from './eraser.ts';
 
 export async function erase(trx: Db, accountId: string, target: ForgetTarget): Promise<void> {
-  await trx.deleteFrom('campaign_recipients').where('account_id', '=', accountId).where('subscriber_id', '=', target.subscriberId).execute();
+  await trx
+    .deleteFrom('campaign_recipients')
+    .where('account_id', '=', accountId)
+    .where('subscriber_id', '=', target.subscriberId)
+    .execute();
 }

@@ -23,9 +23,15 @@ const BUILT_IN = [
 export async function audienceRoutes(app: FastifyInstance) {
   app.get('/audience', async (req) => {
     const accountId = req.member.accountId;
-    const [custom, groupPage] = [await fields.list(app.db, accountId), await groups.list(app.db, accountId, { per_page: 100 })];
+    const [custom, groupPage] = [
+      await fields.list(app.db, accountId),
+      await groups.list(app.db, accountId, { per_page: 100 }),
+    ];
     return ok({
-      fields: [...BUILT_IN, ...custom.map((f) => ({ field: `custom_fields.${f.key}`, label: f.name, kind: f.type, key: f.key }))],
+      fields: [
+        ...BUILT_IN,
+        ...custom.map((f) => ({ field: `custom_fields.${f.key}`, label: f.name, kind: f.type, key: f.key })),
+      ],
       operators: OPERATORS_BY_KIND,
       statuses: STATUSES,
       groups: groupPage.items.map((g) => ({ id: g.id, name: g.name })),
@@ -33,11 +39,17 @@ export async function audienceRoutes(app: FastifyInstance) {
   });
 
   app.get('/segments', async (req) => {
-    const { items, total, page, per_page } = await segments.list(app.db, req.member.accountId, req.query as segments.PageQuery);
+    const { items, total, page, per_page } = await segments.list(
+      app.db,
+      req.member.accountId,
+      req.query as segments.PageQuery,
+    );
     return ok({ segments: items, total, page, per_page });
   });
   app.post('/segments', { config: { permission: 'edit' } }, async (req, reply) => {
-    return reply.code(201).send(ok(await segments.create(app.db, req.member.accountId, (req.body ?? {}) as segments.NewSegment)));
+    return reply
+      .code(201)
+      .send(ok(await segments.create(app.db, req.member.accountId, (req.body ?? {}) as segments.NewSegment)));
   });
   app.delete('/segments/:id', { config: { permission: 'edit' } }, async (req) => {
     await segments.remove(app.db, req.member.accountId, pathId(req.params, 'Segment not found'));
@@ -45,13 +57,28 @@ export async function audienceRoutes(app: FastifyInstance) {
   });
 
   app.get('/forms', async (req) => {
-    const { items, total, page, per_page } = await forms.list(app.db, req.member.accountId, req.query as forms.PageQuery);
+    const { items, total, page, per_page } = await forms.list(
+      app.db,
+      req.member.accountId,
+      req.query as forms.PageQuery,
+    );
     return ok({ forms: items, total, page, per_page });
   });
-  app.get('/forms/:id', async (req) => ok(await forms.getWithEmbed(app.db, req.member.accountId, pathId(req.params, 'Form not found'), app.config.publicUrl)));
+  app.get('/forms/:id', async (req) =>
+    ok(
+      await forms.getWithEmbed(
+        app.db,
+        req.member.accountId,
+        pathId(req.params, 'Form not found'),
+        app.config.publicUrl,
+      ),
+    ),
+  );
   app.post('/forms', { config: { permission: 'edit' } }, async (req, reply) => {
     const form = await forms.create(app.db, req.member.accountId, (req.body ?? {}) as forms.NewForm);
-    return reply.code(201).send(ok(await forms.getWithEmbed(app.db, req.member.accountId, form.id, app.config.publicUrl)));
+    return reply
+      .code(201)
+      .send(ok(await forms.getWithEmbed(app.db, req.member.accountId, form.id, app.config.publicUrl)));
   });
   app.delete('/forms/:id', { config: { permission: 'edit' } }, async (req) => {
     await forms.remove(app.db, req.member.accountId, pathId(req.params, 'Form not found'));

@@ -12,7 +12,11 @@ export async function importRoutes(app: FastifyInstance) {
   const readUpload = await csvUploads(app, {
     fields: 5,
     fieldSize: 64 * 1024,
-    messages: { notMultipart: CHOOSE_FILE, noFile: CHOOSE_FILE, tooLarge: (limit) => `File is too large: the limit is ${limit} bytes` },
+    messages: {
+      notMultipart: CHOOSE_FILE,
+      noFile: CHOOSE_FILE,
+      tooLarge: (limit) => `File is too large: the limit is ${limit} bytes`,
+    },
   });
 
   app.get('/imports', async (req) => {
@@ -20,7 +24,9 @@ export async function importRoutes(app: FastifyInstance) {
     return ok({ imports: page.items, meta: metaOf(page) });
   });
 
-  app.get('/imports/:id', async (req) => ok(await imports.get(app.db, req.member.accountId, (req.params as { id: string }).id)));
+  app.get('/imports/:id', async (req) =>
+    ok(await imports.get(app.db, req.member.accountId, (req.params as { id: string }).id)),
+  );
 
   app.post('/imports', { config: { permission: 'edit' } }, async (req, reply) => {
     const { upload, groupIds } = await readUpload(req, req.member.accountId);

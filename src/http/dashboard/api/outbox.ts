@@ -7,7 +7,8 @@ import { PageQuery } from '../../../domain/paging.ts';
 import { metaOf } from '../../mcp/pagination.ts';
 import { ok, parse, pathId } from '../../rest/envelope.ts';
 
-const MESSAGE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox; base-uri 'none'; form-action 'none'";
+const MESSAGE_CSP =
+  "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox; base-uri 'none'; form-action 'none'";
 
 export async function outboxRoutes(app: FastifyInstance) {
   // the dashboard reads a list's meta as MCP tools return it: { current_page, last_page, per_page, total }
@@ -16,12 +17,20 @@ export async function outboxRoutes(app: FastifyInstance) {
     return ok({ messages: page.items, meta: metaOf(page) });
   });
 
-  app.get('/outbox/:id', async (req) => ok(await outbox.get(app.db, req.member.accountId, pathId(req.params, 'Message not found'))));
+  app.get('/outbox/:id', async (req) =>
+    ok(await outbox.get(app.db, req.member.accountId, pathId(req.params, 'Message not found'))),
+  );
 
   app.get('/outbox/:id/html', async (req, reply) => {
     const message = await outbox.get(app.db, req.member.accountId, pathId(req.params, 'Message not found'));
-    const body = message.html ?? `<pre style="white-space:pre-wrap;font:14px/1.5 monospace">${escapeHtml(message.text ?? '')}</pre>`;
-    return reply.header('content-security-policy', MESSAGE_CSP).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(body);
+    const body =
+      message.html ??
+      `<pre style="white-space:pre-wrap;font:14px/1.5 monospace">${escapeHtml(message.text ?? '')}</pre>`;
+    return reply
+      .header('content-security-policy', MESSAGE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .type('text/html; charset=utf-8')
+      .send(body);
   });
 }
 

@@ -8,7 +8,10 @@ import * as users from '../../../domain/accounts/users.ts';
 import { ok, parse } from '../../rest/envelope.ts';
 import { SESSION_COOKIE, clearSessionCookie, sessionTtlMs, setSessionCookie } from '../guard.ts';
 
-const SignIn = z.object({ email: z.string().trim().min(1, 'Email is required').max(254), password: z.string().min(1, 'Password is required').max(200) });
+const SignIn = z.object({
+  email: z.string().trim().min(1, 'Email is required').max(254),
+  password: z.string().min(1, 'Password is required').max(200),
+});
 const SwitchAccount = z.object({ account_id: z.guid('account_id must be a UUID') });
 
 export async function sessionRoutes(app: FastifyInstance) {
@@ -30,20 +33,36 @@ export async function sessionRoutes(app: FastifyInstance) {
   );
 
   app.post('/setup/owner', { config: { public: true } }, async (req, reply) => {
-    if (oidcEnabled) return reply.code(409).send({ success: false, error: 'Sign in with your identity provider: the first sign-in creates the owner account' });
-    const { user, accountId } = await users.createOwner(app.db, parse(users.NewOwner, req.body), app.config.DEFAULT_SUBSCRIBER_LIMIT);
+    if (oidcEnabled)
+      return reply.code(409).send({
+        success: false,
+        error: 'Sign in with your identity provider: the first sign-in creates the owner account',
+      });
+    const { user, accountId } = await users.createOwner(
+      app.db,
+      parse(users.NewOwner, req.body),
+      app.config.DEFAULT_SUBSCRIBER_LIMIT,
+    );
     await signIn(user.id, reply, accountId);
     return reply.code(201).send(ok({ user, account_id: accountId }));
   });
 
   app.post('/session', { config: { public: true } }, async (req, reply) => {
-    if (oidcEnabled) return reply.code(409).send({ success: false, error: 'Password sign-in is off: sign in with your identity provider' });
+    if (oidcEnabled)
+      return reply
+        .code(409)
+        .send({ success: false, error: 'Password sign-in is off: sign in with your identity provider' });
     const { email, password } = parse(SignIn, req.body);
     const limit = await signInLimiter.consume(`${req.ip}|${email.toLowerCase()}`);
-    if (!limit.allowed) return reply.code(429).header('Retry-After', limit.retryAfter).send({ success: false, error: 'Too many sign-in attempts', data: { retry_after: limit.retryAfter } });
+    if (!limit.allowed)
+      return reply
+        .code(429)
+        .header('Retry-After', limit.retryAfter)
+        .send({ success: false, error: 'Too many sign-in attempts', data: { retry_after: limit.retryAfter } });
     const user = await users.authenticatePassword(app.db, email, password);
     // one message for an unknown email and a wrong password, so the form does not reveal who has an account
-    if (!user || !(await signIn(user.id, reply))) return reply.code(401).send({ success: false, error: 'Invalid email or password' });
+    if (!user || !(await signIn(user.id, reply)))
+      return reply.code(401).send({ success: false, error: 'Invalid email or password' });
     return ok({ user });
   });
 
@@ -66,7 +85,8 @@ export async function sessionRoutes(app: FastifyInstance) {
   });
 
   app.put('/session/password', async (req, reply) => {
-    if (oidcEnabled) return reply.code(409).send({ success: false, error: 'Passwords are managed by your identity provider' });
+    if (oidcEnabled)
+      return reply.code(409).send({ success: false, error: 'Passwords are managed by your identity provider' });
     await users.changePassword(app.db, req.member.userId, parse(users.PasswordChange, req.body));
     return ok({ changed: true }, 'Password changed');
   });

@@ -8,7 +8,19 @@ import { ok, parse, pathId } from '../../rest/envelope.ts';
 import { pick } from '../../pick.ts';
 
 const EDITABLE = accounts.AccountSettings.omit({ subscriber_limit: true });
-const SHOWN = ['id', 'name', 'subscriber_limit', 'default_from_name', 'default_from_email', 'default_reply_to', 'tracking_enabled', 'verify_emails', 'timezone', 'created_at', 'updated_at'] as const;
+const SHOWN = [
+  'id',
+  'name',
+  'subscriber_limit',
+  'default_from_name',
+  'default_from_email',
+  'default_reply_to',
+  'tracking_enabled',
+  'verify_emails',
+  'timezone',
+  'created_at',
+  'updated_at',
+] as const;
 
 export async function settingsRoutes(app: FastifyInstance) {
   app.get('/settings', async (req) => ok(pick(await accounts.get(app.db, req.member.accountId), SHOWN)));

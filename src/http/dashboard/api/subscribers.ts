@@ -13,14 +13,26 @@ export async function subscriberRoutes(app: FastifyInstance) {
   });
 
   app.post('/subscribers', { config: { permission: 'edit' } }, async (req, reply) => {
-    const sub = await subscribers.create(app.db, req.member.accountId, parse(subscribers.NewSubscriber, req.body), 'dashboard');
+    const sub = await subscribers.create(
+      app.db,
+      req.member.accountId,
+      parse(subscribers.NewSubscriber, req.body),
+      'dashboard',
+    );
     return reply.code(201).send(ok(sub));
   });
 
-  app.get('/subscribers/:id', async (req) => ok(await subscribers.getFull(app.db, req.member.accountId, { id: pathId(req.params, 'Subscriber not found') })));
+  app.get('/subscribers/:id', async (req) =>
+    ok(await subscribers.getFull(app.db, req.member.accountId, { id: pathId(req.params, 'Subscriber not found') })),
+  );
 
   app.post('/subscribers/:id/notes', { config: { permission: 'edit' } }, async (req, reply) => {
-    const note = await notes.addNote(app.db, req.member.accountId, pathId(req.params, 'Subscriber not found'), parse(notes.NewNote, req.body));
+    const note = await notes.addNote(
+      app.db,
+      req.member.accountId,
+      pathId(req.params, 'Subscriber not found'),
+      parse(notes.NewNote, req.body),
+    );
     return reply.code(201).send(ok(note));
   });
 }

@@ -5,7 +5,9 @@ import * as automations from '../../../domain/automations/automations.ts';
 import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
-const AutomationId = z.guid('automation_id must be a UUID').describe('The automation id (UUID), as returned by list_automations or create_automation.');
+const AutomationId = z
+  .guid('automation_id must be a UUID')
+  .describe('The automation id (UUID), as returned by list_automations or create_automation.');
 
 const listAutomations = defineTool({
   name: 'list_automations',
@@ -49,7 +51,10 @@ const getAutomationActivity = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({
     automation_id: AutomationId,
-    status: z.enum(automations.RUN_STATUSES, { error: 'status must be one of: active, completed, canceled, failed' }).optional().describe('Only runs with this status.'),
+    status: z
+      .enum(automations.RUN_STATUSES, { error: 'status must be one of: active, completed, canceled, failed' })
+      .optional()
+      .describe('Only runs with this status.'),
     ...PageArgs,
   }),
   async run(ctx, { automation_id, ...q }) {
@@ -71,7 +76,7 @@ const createAutomation = defineTool({
     'is added when missing), {type:"add_to_group"|"remove_from_group", group_id}, {type:"update_field", field, value} (first_name, last_name, ' +
     'phone or a custom field key), {type:"condition", filter (a segment rule tree), then: [steps], else: [steps]}. ' +
     'Example welcome series: trigger {type:"joined_group", group_id}, steps [send_email, {type:"delay", amount:2, unit:"days"}, send_email]. ' +
-    'Only events after creation start runs; an unsubscribed or bounced subscriber\'s run stops before its next email.',
+    "Only events after creation start runs; an unsubscribed or bounced subscriber's run stops before its next email.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   input: automations.NewAutomation,
   async run(ctx, a) {
@@ -94,4 +99,10 @@ const deleteAutomation = defineTool({
   },
 });
 
-export const automationTools: Tool[] = [listAutomations, getAutomation, getAutomationActivity, createAutomation, deleteAutomation];
+export const automationTools: Tool[] = [
+  listAutomations,
+  getAutomation,
+  getAutomationActivity,
+  createAutomation,
+  deleteAutomation,
+];

@@ -7,10 +7,14 @@ import { RECIPIENT_FILTERS } from '../../../domain/campaigns/stats.ts';
 import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
-const CampaignId = z.guid('campaign_id must be a UUID').describe('The campaign id (UUID), as returned by list_campaigns or create_campaign.');
+const CampaignId = z
+  .guid('campaign_id must be a UUID')
+  .describe('The campaign id (UUID), as returned by list_campaigns or create_campaign.');
 const F = campaigns.Fields;
 const Editable = {
-  subject: F.subject.describe('Subject line; Liquid allowed, e.g. "Hi {{ subscriber.first_name | default: \\"there\\" }}".'),
+  subject: F.subject.describe(
+    'Subject line; Liquid allowed, e.g. "Hi {{ subscriber.first_name | default: \\"there\\" }}".',
+  ),
   preview_text: F.preview_text.describe('Preheader text shown by mail clients after the subject.'),
   from_name: F.from_name.describe('Sender name; defaults to the account setting, then the server MAIL_FROM.'),
   from_email: F.from_email.describe('Sender address; defaults to the account setting, then the server MAIL_FROM.'),
@@ -21,7 +25,9 @@ const Editable = {
   ),
   content_text: F.content_text.describe('Plain-text body (Liquid allowed); derived from content_html when omitted.'),
   group_ids: F.group_ids.describe('Groups whose active members receive the campaign (UUIDs from list_groups).'),
-  segment_ids: F.segment_ids.describe('Segments whose active members receive the campaign (UUIDs from list_segments). Overlaps are sent once.'),
+  segment_ids: F.segment_ids.describe(
+    'Segments whose active members receive the campaign (UUIDs from list_segments). Overlaps are sent once.',
+  ),
 };
 
 const getCampaign = defineTool({
@@ -49,7 +55,10 @@ const listCampaigns = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({
     ...PageArgs,
-    status: z.enum(campaigns.STATUSES, { error: `status must be one of: ${campaigns.STATUSES.join(', ')}` }).optional().describe('Only campaigns in this state.'),
+    status: z
+      .enum(campaigns.STATUSES, { error: `status must be one of: ${campaigns.STATUSES.join(', ')}` })
+      .optional()
+      .describe('Only campaigns in this state.'),
   }),
   async run(ctx, a) {
     const page = await campaigns.list(ctx.db, ctx.key.accountId, a);
@@ -69,7 +78,10 @@ const getCampaignSubscribers = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   input: z.object({
     campaign_id: CampaignId,
-    filter: z.enum(RECIPIENT_FILTERS, { error: `filter must be one of: ${RECIPIENT_FILTERS.join(', ')}` }).optional().describe('Only recipients in this situation.'),
+    filter: z
+      .enum(RECIPIENT_FILTERS, { error: `filter must be one of: ${RECIPIENT_FILTERS.join(', ')}` })
+      .optional()
+      .describe('Only recipients in this situation.'),
     ...PageArgs,
   }),
   async run(ctx, { campaign_id, ...q }) {
@@ -86,7 +98,10 @@ const createCampaign = defineTool({
     'Create a draft email campaign. Only name is required now; subject, content_html and at least one group or segment are required ' +
     'before schedule_campaign. Liquid errors in subject or content are reported at once. Returns the campaign with its id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-  input: z.object({ name: campaigns.Name.describe('Internal name of the campaign (not shown to recipients).'), ...Editable }),
+  input: z.object({
+    name: campaigns.Name.describe('Internal name of the campaign (not shown to recipients).'),
+    ...Editable,
+  }),
   async run(ctx, a) {
     return { data: await campaigns.create(ctx.db, ctx.key.accountId, a) };
   },
@@ -101,7 +116,11 @@ const updateCampaign = defineTool({
     'scheduled, sending, sent or cancelled cannot be changed: the call fails with "Only draft campaigns can be updated" ' +
     '(cancel_campaign turns a scheduled campaign back into a draft).',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-  input: z.object({ campaign_id: CampaignId, name: campaigns.Name.optional().describe('New internal name.'), ...Editable }),
+  input: z.object({
+    campaign_id: CampaignId,
+    name: campaigns.Name.optional().describe('New internal name.'),
+    ...Editable,
+  }),
   async run(ctx, { campaign_id, ...changes }) {
     return { data: await campaigns.update(ctx.db, ctx.key.accountId, campaign_id, changes) };
   },
@@ -134,8 +153,12 @@ const scheduleCampaign = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   input: z.object({
     campaign_id: CampaignId,
-    delivery: campaigns.ScheduleInput.shape.delivery.describe('"instant" to send now, "scheduled" to send at scheduled_at.'),
-    scheduled_at: campaigns.ScheduleInput.shape.scheduled_at.describe('Required for "scheduled": a future ISO 8601 date-time with offset.'),
+    delivery: campaigns.ScheduleInput.shape.delivery.describe(
+      '"instant" to send now, "scheduled" to send at scheduled_at.',
+    ),
+    scheduled_at: campaigns.ScheduleInput.shape.scheduled_at.describe(
+      'Required for "scheduled": a future ISO 8601 date-time with offset.',
+    ),
   }),
   async run(ctx, { campaign_id, ...s }) {
     return { data: await campaigns.schedule(ctx.db, ctx.config, ctx.key.accountId, campaign_id, s) };
@@ -156,4 +179,13 @@ const cancelCampaign = defineTool({
   },
 });
 
-export const campaignTools: Tool[] = [getCampaign, listCampaigns, getCampaignSubscribers, createCampaign, updateCampaign, deleteCampaign, scheduleCampaign, cancelCampaign];
+export const campaignTools: Tool[] = [
+  getCampaign,
+  listCampaigns,
+  getCampaignSubscribers,
+  createCampaign,
+  updateCampaign,
+  deleteCampaign,
+  scheduleCampaign,
+  cancelCampaign,
+];

@@ -62,7 +62,7 @@ const updateForm = defineTool({
   title: 'Update a signup form',
   scope: 'forms:write',
   description:
-    'Change any of a form\'s settings; only the fields given change. fields replaces the whole field list: keys are email (always ' +
+    "Change any of a form's settings; only the fields given change. fields replaces the whole field list: keys are email (always " +
     'present and required; added when missing), first_name, last_name, phone or a custom field key of the account. group_ids must be ' +
     'groups of the account (new signups join them). double_opt_in sends a confirmation email before anyone is subscribed. ' +
     'active=false takes the public form offline. Fails with "Form not found" for an unknown form_id.',
@@ -74,8 +74,12 @@ const updateForm = defineTool({
     group_ids: forms.FormUpdate.shape.group_ids.describe('Groups every signup joins (replaces the list).'),
     double_opt_in: forms.FormUpdate.shape.double_opt_in.describe('Require email confirmation before subscribing.'),
     fields: forms.FormUpdate.shape.fields.describe('The form fields in order: [{key, label?, required?}].'),
-    success_message: forms.FormUpdate.shape.success_message.describe('Text shown after a successful (or confirmed) signup.'),
-    redirect_url: forms.FormUpdate.shape.redirect_url.describe('http(s) URL to send people to instead of the success message; null to clear.'),
+    success_message: forms.FormUpdate.shape.success_message.describe(
+      'Text shown after a successful (or confirmed) signup.',
+    ),
+    redirect_url: forms.FormUpdate.shape.redirect_url.describe(
+      'http(s) URL to send people to instead of the success message; null to clear.',
+    ),
     active: forms.FormUpdate.shape.active.describe('false takes the public form offline (its page answers 404).'),
   }),
   async run(ctx, { form_id, ...changes }) {

@@ -40,8 +40,16 @@ const getGroupSubscribers = defineTool({
   input: z.object({
     group_id: GroupId,
     ...PageArgs,
-    status: z.enum(STATUSES, { error: `status must be one of: ${STATUSES.join(', ')}` }).optional().describe('Only members with this status: active, unsubscribed, bounced or complained.'),
-    search: z.string().trim().max(254).optional().describe('Case-insensitive text matched anywhere in email, first_name or last_name.'),
+    status: z
+      .enum(STATUSES, { error: `status must be one of: ${STATUSES.join(', ')}` })
+      .optional()
+      .describe('Only members with this status: active, unsubscribed, bounced or complained.'),
+    search: z
+      .string()
+      .trim()
+      .max(254)
+      .optional()
+      .describe('Case-insensitive text matched anywhere in email, first_name or last_name.'),
   }),
   async run(ctx, { group_id, ...q }) {
     const page = await groups.members(ctx.db, ctx.key.accountId, group_id, q);

@@ -12,7 +12,10 @@ const Row = z.object({
   first_name: z.string().optional().describe('First name.'),
   last_name: z.string().optional().describe('Last name.'),
   phone: z.string().optional().describe('Phone number, preferably a plus sign followed by digits.'),
-  custom_fields: z.record(z.string(), z.unknown()).optional().describe('Custom field values by field key; unknown keys fail the row.'),
+  custom_fields: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Custom field values by field key; unknown keys fail the row.'),
 });
 
 export const getSingleImport = defineTool({
@@ -24,7 +27,9 @@ export const getSingleImport = defineTool({
     'or failed, a message, total_rows, processed_rows, created_count, updated_count, failed_count and the first 100 row errors ' +
     '({row, email, reason}). Poll it after starting an import until status is no longer processing.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  input: z.object({ import_id: z.guid('import_id must be a UUID').describe('The import job id (job_id of the import), a UUID.') }),
+  input: z.object({
+    import_id: z.guid('import_id must be a UUID').describe('The import job id (job_id of the import), a UUID.'),
+  }),
   async run(ctx, a) {
     return { data: await imports.get(ctx.db, ctx.key.accountId, a.import_id) };
   },
@@ -42,12 +47,16 @@ export const importSubscribersToGroup = defineTool({
     'so send very large lists in several calls.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   input: z.object({
-    group_id: z.guid('group_id must be a UUID').describe('The group every imported subscriber joins (UUID, from list_groups or create_group).'),
+    group_id: z
+      .guid('group_id must be a UUID')
+      .describe('The group every imported subscriber joins (UUID, from list_groups or create_group).'),
     subscribers: z
       .array(Row)
       .min(1, 'At least one subscriber is required')
       .max(imports.MAX_ROWS_PER_CALL, `At most ${imports.MAX_ROWS_PER_CALL} subscribers per call`)
-      .describe('The subscribers to import: [{email, first_name?, last_name?, phone?, custom_fields?}], at most 50,000.'),
+      .describe(
+        'The subscribers to import: [{email, first_name?, last_name?, phone?, custom_fields?}], at most 50,000.',
+      ),
   }),
   async run(ctx, a) {
     return { data: await groups.importMembers(ctx.db, ctx.queue, ctx.key.accountId, a.group_id, a.subscribers, 'mcp') };

@@ -55,14 +55,20 @@ const updateSegment = defineTool({
   title: 'Update a segment',
   scope: 'subscribers:write',
   description:
-    'Rename a segment and/or replace its filter (give at least one). The filter is validated against the account\'s custom fields ' +
+    "Rename a segment and/or replace its filter (give at least one). The filter is validated against the account's custom fields " +
     'and groups; a problem names its place, e.g. "filter.rules.0.operator: Operator gt is not valid for field email". ' +
     FILTER_HELP +
     ' Returns the segment with its new subscriber_count. Fails with "Segment not found" for an unknown segment_id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   input: z.object({
     segment_id: SegmentId,
-    name: z.string().trim().min(1, 'Name is required').max(255, 'Name must be at most 255 characters').optional().describe('New name, unique in the account (case-insensitive).'),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'Name is required')
+      .max(255, 'Name must be at most 255 characters')
+      .optional()
+      .describe('New name, unique in the account (case-insensitive).'),
     filter: SegmentFilter.optional().describe('The new filter; replaces the old one entirely.'),
   }),
   async run(ctx, { segment_id, ...changes }) {

@@ -13,12 +13,36 @@ import { getSingleImport, importSubscribersToGroup } from './imports.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
 
-const SubscriberId = z.guid('subscriber_id must be a UUID').describe('The subscriber id (UUID), as returned by list_subscribers or get_subscriber.');
+const SubscriberId = z
+  .guid('subscriber_id must be a UUID')
+  .describe('The subscriber id (UUID), as returned by list_subscribers or get_subscriber.');
 const GroupId = z.guid('group_id must be a UUID').describe('The group id (UUID), as returned by list_groups.');
 
 // spec "Which fields each response carries": Get and Update
-const FULL_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'groups', 'custom_fields', 'notes', 'created_at', 'updated_at'] as const;
-const UPDATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'custom_fields', 'created_at', 'updated_at'] as const;
+const FULL_FIELDS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'groups',
+  'custom_fields',
+  'notes',
+  'created_at',
+  'updated_at',
+] as const;
+const UPDATE_FIELDS = [
+  'id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone',
+  'status',
+  'custom_fields',
+  'created_at',
+  'updated_at',
+] as const;
 
 const U = subscribers.SubscriberUpdate.shape;
 const A = subscribers.UpsertSubscriber.shape;
@@ -34,8 +58,15 @@ const listSubscribers = defineTool({
   annotations: READ,
   input: z.object({
     ...PageArgs,
-    status: subscribers.ListQuery.shape.status.describe('Only subscribers with this status: active, unsubscribed, bounced or complained.'),
-    search: z.string().trim().max(254).optional().describe('Case-insensitive text matched anywhere in email, first_name or last_name.'),
+    status: subscribers.ListQuery.shape.status.describe(
+      'Only subscribers with this status: active, unsubscribed, bounced or complained.',
+    ),
+    search: z
+      .string()
+      .trim()
+      .max(254)
+      .optional()
+      .describe('Case-insensitive text matched anywhere in email, first_name or last_name.'),
     group_id: GroupId.optional().describe('Only subscribers who are members of this group (UUID).'),
   }),
   async run(ctx, a) {
@@ -55,7 +86,13 @@ const getSubscriber = defineTool({
   input: z
     .object({
       subscriber_id: SubscriberId.optional(),
-      email: z.string().trim().min(1).max(254).optional().describe('The subscriber email address (compared case-insensitively).'),
+      email: z
+        .string()
+        .trim()
+        .min(1)
+        .max(254)
+        .optional()
+        .describe('The subscriber email address (compared case-insensitively).'),
     })
     .refine((a) => a.subscriber_id !== undefined || a.email !== undefined, 'subscriber_id or email is required'),
   async run(ctx, a) {
@@ -73,7 +110,9 @@ const getSubscriberCount = defineTool({
     'returns {status, count} for that status only. Cheaper than paging through list_subscribers when only numbers are needed.',
   annotations: READ,
   input: z.object({
-    status: subscribers.ListQuery.shape.status.describe('Count only subscribers with this status: active, unsubscribed, bounced or complained.'),
+    status: subscribers.ListQuery.shape.status.describe(
+      'Count only subscribers with this status: active, unsubscribed, bounced or complained.',
+    ),
   }),
   async run(ctx, a) {
     const counts = await subscribers.countByStatus(ctx.db, ctx.key.accountId);
@@ -93,10 +132,16 @@ const getSubscriberActivity = defineTool({
   input: z.object({
     subscriber_id: SubscriberId,
     ...PageArgs,
-    type: activity.ActivityQuery.shape.type.describe('Only events of this type, e.g. subscriber.updated, email.opened, email.clicked.'),
+    type: activity.ActivityQuery.shape.type.describe(
+      'Only events of this type, e.g. subscriber.updated, email.opened, email.clicked.',
+    ),
   }),
   async run(ctx, a) {
-    const page = await activity.ofSubscriber(ctx.db, ctx.key.accountId, a.subscriber_id, { page: a.page, per_page: a.per_page, type: a.type });
+    const page = await activity.ofSubscriber(ctx.db, ctx.key.accountId, a.subscriber_id, {
+      page: a.page,
+      per_page: a.per_page,
+      type: a.type,
+    });
     return { data: page.items, meta: metaOf(page) };
   },
 });
@@ -118,7 +163,9 @@ const addSubscriber = defineTool({
     phone: A.phone.describe('Phone number, preferably a plus sign followed by digits.'),
     status: A.status.describe('active (default for new subscribers) or unsubscribed.'),
     groups: A.groups.describe('Group ids (UUIDs) to add the subscriber to; existing memberships are kept.'),
-    custom_fields: A.custom_fields.describe('Custom field values by field key, e.g. {"company": "Acme"}; merged into existing values.'),
+    custom_fields: A.custom_fields.describe(
+      'Custom field values by field key, e.g. {"company": "Acme"}; merged into existing values.',
+    ),
   }),
   async run(ctx, a) {
     const { subscriber, created } = await subscribers.upsertByEmail(ctx.db, ctx.key.accountId, a, 'mcp');
@@ -142,7 +189,9 @@ const updateSubscriber = defineTool({
     phone: U.phone.describe('New phone number (null clears it).'),
     status: U.status.describe('active or unsubscribed.'),
     group_ids: U.group_ids.describe('Group ids (UUIDs): replaces all current memberships with exactly this list.'),
-    custom_fields: U.custom_fields.describe('Custom field values by key, merged into the existing ones (null removes a value).'),
+    custom_fields: U.custom_fields.describe(
+      'Custom field values by key, merged into the existing ones (null removes a value).',
+    ),
   }),
   async run(ctx, { subscriber_id, ...changes }) {
     return { data: pick(await subscribers.update(ctx.db, ctx.key.accountId, subscriber_id, changes), UPDATE_FIELDS) };

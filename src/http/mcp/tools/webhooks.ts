@@ -5,7 +5,9 @@ import * as webhooks from '../../../domain/webhooks/webhooks.ts';
 import { metaOf, PageArgs } from '../pagination.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
-const WebhookId = z.guid('webhook_id must be a UUID').describe('The webhook id (UUID), as returned by list_webhooks or create_webhook.');
+const WebhookId = z
+  .guid('webhook_id must be a UUID')
+  .describe('The webhook id (UUID), as returned by list_webhooks or create_webhook.');
 const EVENTS_TEXT = webhooks.WEBHOOK_EVENTS.join(', ');
 
 const listWebhooks = defineTool({
@@ -59,7 +61,7 @@ const updateWebhook = defineTool({
   title: 'Update a webhook',
   scope: 'webhooks:write',
   description:
-    'Change a webhook\'s name, url, events or enabled flag; fields left out stay as they are. Setting enabled to true again ' +
+    "Change a webhook's name, url, events or enabled flag; fields left out stay as they are. Setting enabled to true again " +
     '(for example after it was disabled for failing 5 days) resumes its pending deliveries. The secret does not change. ' +
     'Fails with "Webhook not found" for an unknown webhook_id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
