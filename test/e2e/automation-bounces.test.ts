@@ -12,8 +12,9 @@ import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { mcpClient } from '../http/mcp/client.ts';
 import { automationServer, uniqueEmail } from '../support/automations.ts';
-import { sendCampaignTo } from '../support/campaigns.ts';
+import { eventsOfType, sendCampaignTo } from '../support/campaigns.ts';
 import { startReceiver } from '../support/receiver.ts';
+import { bounceSecretOf, statusOf } from '../support/rows.ts';
 import { client } from '../support/server.ts';
 import { until } from '../support/until.ts';
 
@@ -42,22 +43,8 @@ const JSON_BODY = { 'content-type': 'application/json' };
 
 async function account() {
   const a = await s.restAccount();
-  const accountId = a.accountId;
-  const { bounce_secret } = await s.db
-    .selectFrom('accounts')
-    .select('bounce_secret')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const status = async (email: string) =>
-    (
-      await s.db
-        .selectFrom('subscribers')
-        .select('status')
-        .where('account_id', '=', accountId)
-        .where('email', '=', email)
-        .executeTakeFirstOrThrow()
-    ).status;
-  return { ...a, secret: bounce_secret, status };
+  const status = (email: string) => statusOf(s.db, a.accountId, email);
+  return { ...a, secret: await bounceSecretOf(s.db, a.accountId), status };
 }
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -109,15 +96,7 @@ async function newSubscriber(a: Account, name: string) {
   return r.body.data as { id: string; email: string };
 }
 
-async function eventsOf(accountId: string, type: string): Promise<{ subscriber_id: string | null; data: any }[]> {
-  return s.db
-    .selectFrom('events')
-    .select(['subscriber_id', 'data'])
-    .where('account_id', '=', accountId)
-    .where('type', '=', type)
-    .orderBy('seq')
-    .execute();
-}
+const eventsOf = (accountId: string, type: string) => eventsOfType(s.db, accountId, type);
 
 const statsOf = async (a: Account, automationId: string) =>
   (await a.api.get(`/automations/${automationId}`)).body.data.stats;

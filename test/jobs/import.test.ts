@@ -419,7 +419,7 @@ describe('Import › row validation', () => {
 describe('forget_subscriber › imports eraser', () => {
   test('forget_subscriber › the address leaves staged rows of running imports and kept error lists', async () => {
     const { accountId } = await s.newAccount();
-    const { erase } = await import('../../src/domain/subscribers/erasers/imports.ts');
+    const { erase } = await import('../../src/domain/imports/eraser.ts');
     await s.db
       .insertInto('fields')
       .values({ account_id: accountId, key: 'score', name: 'score', type: 'number' })

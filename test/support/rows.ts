@@ -20,6 +20,26 @@ export async function addNote(db: Db, accountId: string, subscriberId: string, c
   return row.id;
 }
 
+/** The secret in the account's bounce-report URLs (/hooks/bounces/{provider}/{secret}). */
+export async function bounceSecretOf(db: Db, accountId: string): Promise<string> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('bounce_secret')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.bounce_secret;
+}
+
+export async function statusOf(db: Db, accountId: string, email: string): Promise<string> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select('status')
+    .where('account_id', '=', accountId)
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
 /** The account's events in the order they were written. */
 export function eventsOf(db: Db, accountId: string) {
   return db

@@ -11,6 +11,7 @@ import { LimitExceeded, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { BATCH } from './batch.ts';
 import { CHUNK, stageCsv, toStaged, type InputRow, type StageResult } from './csv.ts';
+import * as groups from '../subscribers/groups.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { PageQuery, pageOf, type Page } from '../paging.ts';
 import { parseInput } from '../validation.ts';
@@ -244,3 +245,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 export { runBatch, fail, resumable, removeAbandoned, BATCH, type WorkerDeps } from './batch.ts';
+
+/**
+ * import_subscribers_to_group: the same durable job as a CSV import, from rows given inline. The group must
+ * exist in the account ("Group not found"); bad rows are counted as failed by the job, not refused here.
+ */
+export async function startForGroup(
+  db: Db,
+  queue: JobQueue,
+  accountId: string,
+  groupId: string,
+  rows: InputRow[],
+  source: 'mcp' | 'api' = 'mcp',
+): Promise<Job> {
+  await groups.ensureExists(db, accountId, groupId);
+  return startFromRows(db, queue, accountId, { rows, groupIds: [groupId], source });
+}

@@ -8,8 +8,6 @@ import * as repo from './groupQueries.ts';
 import * as subscriberRepo from './queries.ts';
 import { Conflict, NotFound } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
-import type { InputRow } from '../imports/csv.ts';
-import * as imports from '../imports/imports.ts';
 import * as subscribers from './subscribers.ts';
 import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
@@ -146,20 +144,9 @@ export async function unassign(
   });
 }
 
-/**
- * import_subscribers_to_group: the same durable job as a CSV import, from rows given inline. The group must
- * exist in the account ("Group not found"); bad rows are counted as failed by the job, not refused here.
- */
-export async function importMembers(
-  db: Db,
-  queue: imports.JobQueue,
-  accountId: string,
-  groupId: string,
-  rows: InputRow[],
-  source: 'mcp' | 'api' = 'mcp',
-): Promise<imports.Job> {
-  if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);
-  return imports.startFromRows(db, queue, accountId, { rows, groupIds: [groupId], source });
+/** "Group not found" unless the account has this group; cheaper than get(), which counts the members. */
+export async function ensureExists(db: Db, accountId: string, id: string): Promise<void> {
+  if (!(await repo.findById(db, accountId, id))) throw new NotFound(NOT_FOUND);
 }
 
 async function both(trx: Db, accountId: string, groupId: string, subscriberId: string) {

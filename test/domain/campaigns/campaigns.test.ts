@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../../src/config.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as campaigns from '../../../src/domain/campaigns/campaigns.ts';
 import { NotFound, StateConflict, Validation } from '../../../src/domain/errors.ts';
-import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
+import { forgetSubscriber } from '../../../src/domain/forget/forget.ts';
 import * as groups from '../../../src/domain/subscribers/groups.ts';
 import * as sendSteps from '../../../src/domain/campaigns/sending.ts';
 import * as segments from '../../../src/domain/segments/segments.ts';

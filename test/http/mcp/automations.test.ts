@@ -4,15 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fileScope } from '../../support/scope.ts';
 import { startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { mcpAccount, mcpClient } from './client.ts';
 
 const s = await startServer(fileScope);
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, mcp: mcpClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 
 async function groupOf(mcp: ReturnType<typeof mcpClient>, name = 'Welcome') {
   const r = await mcp.call('create_group', { name });

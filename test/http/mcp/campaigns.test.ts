@@ -6,20 +6,13 @@ import { describe, test } from 'node:test';
 import { seedAudience, waitForCampaign } from '../../support/campaigns.ts';
 import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { forbidden, mcpAccount, mcpClient } from './client.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const forbidden = (scope: string) => ({
-  error: 'Forbidden',
-  message: `API key lacks the required permission: ${scope}`,
-});
 const future = () => new Date(Date.now() + 3_600_000).toISOString();
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, mcp: mcpClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 
 async function draft(mcp: ReturnType<typeof mcpClient>, args: Record<string, unknown> = {}) {
   const r = await mcp.call('create_campaign', { name: 'Spring', ...args });

@@ -1,6 +1,6 @@
 // A small JSON-RPC client for the MCP endpoint tests: raw posts (to test the envelope rules) and tool calls
 // that unwrap the {success, data, meta} / {error, message} text of the result.
-import { client, type ApiResponse } from '../../support/server.ts';
+import { client, type ApiResponse, type TestServer } from '../../support/server.ts';
 
 export interface ToolCall {
   /** the whole HTTP response */
@@ -35,3 +35,15 @@ export function mcpClient(url: string, key?: string) {
     },
   };
 }
+
+/** A new account with a key of these scopes, its MCP client, and a REST client to set up what the tools act on. */
+export async function mcpAccount(s: TestServer, opts: { scopes?: string[]; limit?: number } = {}) {
+  const a = await s.restAccount(opts);
+  return { ...a, mcp: mcpClient(s.url, a.key) };
+}
+
+/** The tool error of a key that lacks `scope`. */
+export const forbidden = (scope: string) => ({
+  error: 'Forbidden',
+  message: `API key lacks the required permission: ${scope}`,
+});

@@ -6,15 +6,12 @@ import { after, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
 import { client, startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { mcpAccount, mcpClient } from './client.ts';
 
 const ALLOWED_ORIGIN = 'https://app.example.com';
 const s = await startServer({ after }, { MCP_ALLOWED_ORIGINS: `${ALLOWED_ORIGIN}, https://other.example.com` });
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, mcp: mcpClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 
 const raw = (body: string, headers: Record<string, string> = {}, key?: string) =>
   fetch(`${s.url}/mcp`, {

@@ -3,21 +3,14 @@
 // another account's id for each, over plain JSON-RPC tools/call.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { client, restClient, startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { client, startServer } from '../../support/server.ts';
+import { forbidden, mcpAccount, mcpClient } from './client.ts';
 
 const s = await startServer({ after });
 const MISSING = '00000000-0000-4000-8000-000000000000';
-const forbidden = (scope: string) => ({
-  error: 'Forbidden',
-  message: `API key lacks the required permission: ${scope}`,
-});
 const notFound = { error: 'Form not found' };
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, mcp: mcpClient(s.url, a.key), api: restClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 type Account = Awaited<ReturnType<typeof account>>;
 
 async function form(a: Account, body: Record<string, unknown> = {}) {

@@ -3,19 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { forbidden, mcpAccount, mcpClient } from './client.ts';
 
 const s = await startServer({ after });
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, mcp: mcpClient(s.url, a.key) };
-}
-const forbidden = (scope: string) => ({
-  error: 'Forbidden',
-  message: `API key lacks the required permission: ${scope}`,
-});
+const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 
 async function group(m: ReturnType<typeof mcpClient>, name: string) {
   const r = await m.call('create_group', { name });

@@ -6,26 +6,18 @@ import { after, describe, test } from 'node:test';
 import * as fields from '../../../src/domain/subscribers/fields.ts';
 import * as suppressions from '../../../src/domain/subscribers/suppressions.ts';
 import { startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { forbidden, mcpAccount, mcpClient } from './client.ts';
 
 const s = await startServer({ after });
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
-async function account(scopes = ['*'], limit?: number) {
-  const a = await s.newAccount({ scopes, limit });
-  return { ...a, mcp: mcpClient(s.url, a.key) };
-}
+const account = (scopes = ['*'], limit?: number) => mcpAccount(s, { scopes, limit });
 
 async function add(m: ReturnType<typeof mcpClient>, args: Record<string, unknown>) {
   const r = await m.call('add_subscriber', args);
   assert.equal(r.body?.success, true, JSON.stringify(r.error ?? r.body));
   return r.body.data;
 }
-
-const forbidden = (scope: string) => ({
-  error: 'Forbidden',
-  message: `API key lacks the required permission: ${scope}`,
-});
 
 describe('add_subscriber', () => {
   test('new email → created active, created=true, row written with source mcp and a subscriber.created event', async () => {

@@ -4,15 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fileScope } from '../../support/scope.ts';
 import { startServer } from '../../support/server.ts';
-import { mcpClient } from './client.ts';
+import { mcpAccount, mcpClient } from './client.ts';
 
 const s = await startServer(fileScope, { ALLOW_PRIVATE_WEBHOOK_URLS: true });
 const URL_ = 'http://127.0.0.1:9/hook'; // never delivered to in these tests: no events are subscribed here
 
-async function account(scopes = ['*']) {
-  const a = await s.newAccount({ scopes });
-  return { ...a, mcp: mcpClient(s.url, a.key) };
-}
+const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 
 async function createOne(mcp: ReturnType<typeof mcpClient>, args: Record<string, unknown> = {}) {
   const r = await mcp.call('create_webhook', {

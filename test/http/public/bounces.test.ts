@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { eventsOfType, sendCampaignTo } from '../../support/campaigns.ts';
+import { bounceSecretOf, statusOf } from '../../support/rows.ts';
 import { fileScope } from '../../support/scope.ts';
-import { client, restClient, startServer } from '../../support/server.ts';
+import { client, startServer } from '../../support/server.ts';
 
 const s = await startServer(fileScope, { WORKER_POLL_MS: 100 });
 const hooks = client(s.url);
@@ -22,25 +23,11 @@ function fixture(name: string, messageId = 'none@localhost'): string {
 }
 
 async function setup() {
-  const { accountId, key } = await s.newAccount();
-  const api = restClient(s.url, key);
+  const { accountId, api } = await s.restAccount();
   const sent = await sendCampaignTo(s.db, api, accountId, ADDRESSES);
-  const { bounce_secret } = await s.db
-    .selectFrom('accounts')
-    .select('bounce_secret')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const status = async (email: string) =>
-    (
-      await s.db
-        .selectFrom('subscribers')
-        .select('status')
-        .where('account_id', '=', accountId)
-        .where('email', '=', email)
-        .executeTakeFirstOrThrow()
-    ).status;
+  const status = (email: string) => statusOf(s.db, accountId, email);
   const stats = async () => (await api.get(`/campaigns/${sent.campaignId}`)).body.data.stats;
-  return { accountId, api, secret: bounce_secret, status, stats, ...sent };
+  return { accountId, api, secret: await bounceSecretOf(s.db, accountId), status, stats, ...sent };
 }
 
 // SNS posts its JSON as text/plain

@@ -3,7 +3,7 @@
 // mail with a signed 7-day link that creates or reactivates the subscriber and joins the form's groups.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
+import { forgetSubscriber } from '../../../src/domain/forget/forget.ts';
 import { signToken } from '../../../src/domain/forms/signups.ts';
 import { client, startServer } from '../../support/server.ts';
 

@@ -1,7 +1,6 @@
 // The two import tools (spec: get_single_import under subscribers:read, import_subscribers_to_group under
 // subscribers:write). Both read or start the same durable import job as the REST CSV import (domain/imports.ts).
 import { z } from 'zod';
-import * as groups from '../../../domain/subscribers/groups.ts';
 import * as imports from '../../../domain/imports/imports.ts';
 import { defineTool } from '../tool.ts';
 
@@ -59,6 +58,8 @@ export const importSubscribersToGroup = defineTool({
       ),
   }),
   async run(ctx, a) {
-    return { data: await groups.importMembers(ctx.db, ctx.queue, ctx.key.accountId, a.group_id, a.subscribers, 'mcp') };
+    return {
+      data: await imports.startForGroup(ctx.db, ctx.queue, ctx.key.accountId, a.group_id, a.subscribers, 'mcp'),
+    };
   },
 });

@@ -3,7 +3,7 @@
 // the upsert described in docs/mcp.md. Group membership and import tools live here too, under subscribers:write.
 import { z } from 'zod';
 import * as activity from '../../../domain/subscribers/activity.ts';
-import * as forget from '../../../domain/subscribers/forget.ts';
+import * as forget from '../../../domain/forget/forget.ts';
 import * as groups from '../../../domain/subscribers/groups.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';
 import { metaOf, PageArgs } from '../pagination.ts';

@@ -2,8 +2,8 @@
 // Staged rows of imports still running lose the address and become failed rows (the worker skips
 // them, counts still add up); kept error lists of every import lose it too.
 import { sql } from 'kysely';
-import type { Db } from '../../../db/client.ts';
-import type { ForgetTarget } from './eraser.ts';
+import type { Db } from '../../db/client.ts';
+import type { ForgetTarget } from '../eraser.ts';
 
 export const FORGOTTEN = 'Address was forgotten (suppressed)';
 

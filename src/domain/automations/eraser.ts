@@ -3,8 +3,8 @@
 // they would go with the subscriber row (ON DELETE CASCADE), and are deleted here first so that no run
 // is left between steps while forget finishes; their tracked emails (automation_emails, no address
 // either) go with them. The automation's counters keep their totals.
-import type { Db } from '../../../db/client.ts';
-import type { ForgetTarget } from './eraser.ts';
+import type { Db } from '../../db/client.ts';
+import type { ForgetTarget } from '../eraser.ts';
 
 export async function erase(trx: Db, accountId: string, target: ForgetTarget): Promise<void> {
   await trx

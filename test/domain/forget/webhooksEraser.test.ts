@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { EventFeed } from '../../../src/domain/events/feed.ts';
-import { forgetSubscriber } from '../../../src/domain/subscribers/forget.ts';
+import { forgetSubscriber } from '../../../src/domain/forget/forget.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import { fanOut } from '../../../src/domain/webhooks/delivery.ts';
 import * as webhooks from '../../../src/domain/webhooks/webhooks.ts';

@@ -3,12 +3,12 @@
 // outbox and old event payloads here), and keep only a salted hash in suppressions. One transaction:
 // either the address is gone everywhere or nothing changed.
 import type { Db } from '../../db/client.ts';
-import { ERASERS } from './erasers/index.ts';
-import * as erasures from './forgetQueries.ts';
-import * as repo from './queries.ts';
+import { ERASERS } from './erasers.ts';
+import * as erasures from '../subscribers/forgetQueries.ts';
+import * as repo from '../subscribers/queries.ts';
 import { NotFound } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
-import * as suppressions from './suppressions.ts';
+import * as suppressions from '../subscribers/suppressions.ts';
 import { inTransaction } from '../transaction.ts';
 
 export async function forgetSubscriber(

@@ -3,8 +3,8 @@
 // the subscriber object in them is cut down to its id, and any other mention of the address in a payload
 // or in a receiver's logged response is replaced. Runs in forget's transaction.
 import { sql } from 'kysely';
-import type { Db } from '../../../db/client.ts';
-import type { ForgetTarget } from './eraser.ts';
+import type { Db } from '../../db/client.ts';
+import type { ForgetTarget } from '../eraser.ts';
 
 const REDACTED = '[forgotten]';
 

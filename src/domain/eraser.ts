@@ -1,6 +1,6 @@
 // What every eraser is: forget_subscriber calls each one in its transaction with the subscriber being
-// forgotten. An area that stores addresses implements it; index.ts lists the implementations.
-import type { Db } from '../../../db/client.ts';
+// forgotten. A context that stores addresses implements it in <context>/eraser.ts; forget/erasers.ts lists them.
+import type { Db } from '../db/client.ts';
 
 export interface ForgetTarget {
   subscriberId: string;
