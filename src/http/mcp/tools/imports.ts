@@ -42,7 +42,7 @@ export const importSubscribersToGroup = defineTool({
     'Import up to 50,000 subscribers into one group in the background, as the CSV import does: an existing email (case-insensitive) ' +
     'is updated with the given fields, a new one is created active, and everyone is added to the group. Rows with an invalid email ' +
     'or custom field fail individually. The plan limit is checked before the job starts ("Import would exceed the plan limit" with ' +
-    'current_count, import_count, limit). Returns the job (status processing); follow it with get_single_import. The request body must stay under 1 MB, ' +
+    'current_count, import_count, limit). Returns the job (status processing); follow it with get_single_import. The request body must stay under 8 MB, ' +
     'so send very large lists in several calls.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   input: z.object({
