@@ -35,3 +35,29 @@ test('layers point one way: faces → domain → db/mail', () => {
     [],
   );
 });
+
+/** src/domain/<context>/… → the context; shared domain files and other folders → their top folder. */
+const folderOf = (file: string) => {
+  const parts = file.split('/');
+  return parts[0] === 'domain' && parts.length > 2 ? `domain/${parts[1]}` : parts[0]!;
+};
+
+test('no import cycle between folders (contexts of src/domain included)', () => {
+  const next = new Map<string, Set<string>>();
+  for (const [from, to] of edges) {
+    const [a, b] = [folderOf(from), folderOf(to)];
+    if (a !== b) next.set(a, (next.get(a) ?? new Set()).add(b));
+  }
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (folder: string, path: string[]) => {
+    if (state.get(folder) === 'done') return;
+    if (state.get(folder) === 'open')
+      return void cycles.push([...path.slice(path.indexOf(folder)), folder].join(' > '));
+    state.set(folder, 'open');
+    for (const to of next.get(folder) ?? []) visit(to, [...path, folder]);
+    state.set(folder, 'done');
+  };
+  for (const folder of next.keys()) visit(folder, []);
+  assert.deepEqual(cycles, []);
+});
