@@ -1,4 +1,4 @@
-// npm run bench -- send [--recipients 100000] [--concurrency 10] [--batch 500]
+// npm run bench -- send [--recipients 100000] [--concurrency 10] [--batch 500] [--provider-limits JSON]
 // A campaign to N recipients on PostgreSQL, sent by the real server (a child process)
 // over SMTP to an smtp-server sink in ANOTHER process; in the same run the baseline: a bare pooled
 // nodemailer blast of the same messages (same size, same headers, same connections) to the same sink.
@@ -37,6 +37,8 @@ export default async function run(args: string[]): Promise<void> {
       recipients: { type: 'string', default: '100000' },
       concurrency: { type: 'string', default: '10' },
       batch: { type: 'string', default: '500' },
+      // per-provider throttling stays on, its limits raised out of the way (every recipient is one provider)
+      'provider-limits': { type: 'string', default: '{"*":{"concurrency":1000,"per_second":1000000}}' },
     },
   });
   const n = Number(values.recipients);
@@ -48,6 +50,7 @@ export default async function run(args: string[]): Promise<void> {
     SMTP_URL: sink.url,
     SEND_CONCURRENCY: String(concurrency),
     SEND_BATCH_SIZE: values.batch!,
+    PROVIDER_LIMITS: values['provider-limits']!,
     WORKER_POLL_MS: '200',
   });
   try {

@@ -10,14 +10,15 @@ import { importCommand } from './cli/import.ts';
 
 const USAGE = `Usage: mailgrove <command>
 
-  serve                                   start the server (PORT, HOST, DATABASE_URL, MAILGROVE_DATA_DIR, …)
+  serve [--role all|api|worker]           start the server (PORT, HOST, DATABASE_URL, MAILGROVE_DATA_DIR, …);
+                                          api: HTTP only, worker: background jobs only (MAILGROVE_ROLE)
   migrate                                 apply pending database migrations
   accounts create --name N [--limit N] [--owner-email E]
   accounts list
   keys create --account ID --name N [--scopes a,b] [--expires ISO]
   keys list --account ID
   keys revoke KEY_ID
-  users set-password --email E            reads the new password from standard input
+  users set-password --email E            reads the new password from standard input (first dashboard sign-in)
   import FILE.csv --key API_KEY [--group ID]… [--url URL]
 `;
 
@@ -25,8 +26,20 @@ async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      const { values } = parseArgs({
+        args: [sub, ...rest].filter((a) => a !== undefined),
+        options: { role: { type: 'string' } },
+      });
+      if (values.role !== undefined) {
+        if (!['all', 'api', 'worker'].includes(values.role)) {
+          console.error(`--role must be all, api or worker (got "${values.role}")`);
+          return 2;
+        }
+        config.MAILGROVE_ROLE = values.role as Config['MAILGROVE_ROLE'];
+      }
       return serve(config);
+    }
     case 'migrate': {
       const handle = await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR });
       const applied = await migrate(handle.db);
@@ -37,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     case 'accounts':
     case 'keys':
     case 'users':
-      return withAdmin(config, (admin) => manage(admin, command, sub, rest));
+      return withAdmin(config, (admin) => manage(admin, command, sub, rest, config.MAILGROVE_URL ?? config.publicUrl));
     case 'import':
       return importCommand(
         config,
@@ -55,7 +68,7 @@ async function serve(config: Config): Promise<number> {
   const running = await start(config);
   const shutdown = async (signal: string) => {
     running.app.log.info(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     await running.stop();
     process.exit(0);
@@ -82,7 +95,13 @@ async function withAdmin(config: Config, fn: (admin: Admin) => Promise<number>):
   }
 }
 
-async function manage(admin: Admin, command: string, sub: string | undefined, args: string[]): Promise<number> {
+async function manage(
+  admin: Admin,
+  command: string,
+  sub: string | undefined,
+  args: string[],
+  serverUrl: string,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -107,6 +126,7 @@ async function manage(admin: Admin, command: string, sub: string | undefined, ar
         owner_email: values['owner-email'],
       }),
     );
+    process.stderr.write(firstSignIn(values['owner-email'], serverUrl));
     return 0;
   }
   if (command === 'accounts' && sub === 'list') {
@@ -146,6 +166,24 @@ async function manage(admin: Admin, command: string, sub: string | undefined, ar
   }
   process.stdout.write(USAGE);
   return 2;
+}
+
+/**
+ * What the operator does next for the owner to reach the dashboard (on stderr: stdout stays the JSON). An
+ * owner made here has no password, and the sign-in form cannot tell them so without telling anyone which
+ * addresses have accounts.
+ */
+function firstSignIn(ownerEmail: string | undefined, serverUrl: string): string {
+  if (!ownerEmail)
+    return (
+      '\nThis account has no one who can sign in to the dashboard yet (its owner is a service identity).\n' +
+      'Create it with --owner-email to name a person who can.\n'
+    );
+  return (
+    `\nTo sign in to the dashboard (${serverUrl}/), ${ownerEmail} needs a password. Set it with:\n` +
+    `  mailgrove users set-password --email ${ownerEmail}\n` +
+    '(it reads the password from standard input: never from the command line)\n'
+  );
 }
 
 /** The first line of standard input: a password never goes on the command line (shell history, ps). */

@@ -16,10 +16,12 @@ export const Env = z.object({
   DATABASE_URL: z.string().optional(),
   MAILGROVE_DATA_DIR: z.string().default('./data'),
   MAILGROVE_ADMIN_TOKEN: z.string().optional(),
+  METRICS_TOKEN: z.string().optional(),
   MAILGROVE_SECRET: z.string().optional(),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Mailgrove <no-reply@localhost>'),
   REDIS_URL: z.string().optional(),
+  RATE_LIMIT_STORE: z.enum(['auto', 'memory', 'postgres', 'redis']).default('auto'),
   DEFAULT_SUBSCRIBER_LIMIT: int(100_000),
   MCP_RATE_LIMIT: int(120),
   REST_RATE_LIMIT: int(600),
@@ -30,12 +32,34 @@ export const Env = z.object({
   IMPORT_MAX_BYTES: int(100 * 1024 * 1024),
   SEND_RATE_PER_SECOND: int(0), // 0 = unlimited
   SEND_CONCURRENCY: int(10),
+  // recipients 'sending' at once per process (handed to SMTP, outcome not yet written): the most a crash
+  // leaves interrupted. 0 = 6 × SEND_CONCURRENCY (measured: 2 × cost 40 % of the send rate, docs/performance.md)
+  SEND_IN_FLIGHT: int(0),
   SEND_BATCH_SIZE: int(500),
   // SMTP 4xx → retried with backoff SEND_RETRY_BASE_MS × 2^(attempt-1), then failed after SEND_MAX_ATTEMPTS
   SEND_MAX_ATTEMPTS: int(5),
   SEND_RETRY_BASE_MS: int(60_000),
+  // soft bounces in a row (since the last delivered email) that count as a hard bounce; 0: never
+  SOFT_BOUNCE_LIMIT: int(3),
   // a send worker silent for this long is presumed dead: its in-flight rows become 'interrupted'
   SEND_LEASE_MS: int(30_000),
+  // per mail provider (domain → provider: domain/campaigns/providers.ts) limits per instance, as JSON
+  // {"google": {"concurrency": 5, "per_second": 20}, "*": {...}} merged over the defaults
+  PROVIDER_LIMITS: z
+    .string()
+    .default('')
+    .refine((v) => {
+      if (!v.trim()) return true;
+      try {
+        const o = JSON.parse(v);
+        return !!o && typeof o === 'object' && !Array.isArray(o);
+      } catch {
+        return false;
+      }
+    }, 'must be a JSON object: {"<provider>": {"concurrency": n, "per_second": n}, "*": {...}}'),
+  // a provider that answers 421 / 4.7.x is not sent to for BASE × 2^(times in a row - 1), at most MAX
+  PROVIDER_BACKOFF_BASE_MS: int(60_000),
+  PROVIDER_BACKOFF_MAX_MS: int(3_600_000),
   // how often the scheduler looks for due scheduled campaigns
   SCHEDULER_INTERVAL_MS: int(2000),
   DKIM_DOMAIN: z.string().optional(),
@@ -55,9 +79,15 @@ export const Env = z.object({
   WEBHOOK_CONCURRENCY: int(10),
   // automation delays are divided by this factor (tests run a two-day delay in seconds)
   AUTOMATION_TIME_SCALE: z.coerce.number().positive().default(1),
+  // test-only: a sending domain's warm-up day lasts 24 h / this factor, counted from the plan's creation
+  WARMUP_TIME_SCALE: z.coerce.number().positive().default(1),
   // how often the job workers and scheduler poll, in milliseconds
   WORKER_POLL_MS: int(1000),
   WORKERS: bool.default(true),
+  // what this instance does: all (HTTP + workers), api (HTTP only), worker (workers; HTTP health only)
+  MAILGROVE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  // SIGTERM/SIGINT: in-flight requests and the current send batch get this long to finish
+  SHUTDOWN_TIMEOUT_MS: int(10_000),
   OIDC_ISSUER: z.string().optional(),
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),

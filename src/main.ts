@@ -25,6 +25,8 @@ export interface StartOptions {
   /** pg-boss schema (tests on PostgreSQL isolate themselves with one per server) */
   queueSchema?: string;
   listen?: boolean;
+  /** where the log lines go instead of stdout (tests read them) */
+  logStream?: { write(line: string): void };
 }
 
 export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
@@ -35,7 +37,14 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   await queue.start();
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
   const transport = createTransport(config, handle.db);
-  const app = await buildApp(config, { handle, queue, transport, redis });
+  const app = await buildApp(config, {
+    handle,
+    queue,
+    transport,
+    redis,
+    logStream: opts.logStream,
+    healthOnly: config.MAILGROVE_ROLE === 'worker',
+  });
   queue.onError = (err) => app.log.error({ err }, 'job queue error');
   let url = '';
   if (opts.listen !== false) {
@@ -46,9 +55,10 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
       `Mailgrove ${config.version} on ${url} (${handle.kind === 'pglite' ? `PGlite in ${config.MAILGROVE_DATA_DIR}` : 'PostgreSQL'})`,
     );
   }
-  const stopWorkers: StopFn = config.WORKERS
-    ? await startWorkers({ db: handle.db, handle, config, queue, transport, log: app.log })
-    : async () => {};
+  const stopWorkers: StopFn =
+    config.WORKERS && config.MAILGROVE_ROLE !== 'api'
+      ? await startWorkers({ db: handle.db, handle, config, queue, transport, log: app.log })
+      : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     app,

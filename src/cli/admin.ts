@@ -5,6 +5,7 @@ import { migrate } from '../db/migrate.ts';
 import * as accounts from '../domain/accounts/accounts.ts';
 import * as apiKeys from '../domain/accounts/apiKeys.ts';
 import * as users from '../domain/accounts/users.ts';
+import { POINT_ADMIN, reach } from './reach.ts';
 
 export interface Admin {
   createAccount(input: accounts.NewAccount): Promise<unknown>;
@@ -39,11 +40,18 @@ export function adminClient(baseUrl: string, token: string | undefined): Admin {
       'A server is running: set MAILGROVE_ADMIN_TOKEN (the same value the server has) to manage it through the admin API',
     );
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${baseUrl.replace(/\/+$/, '')}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    const res = await reach(
+      `${baseUrl.replace(/\/+$/, '')}/admin/v1${path}`,
+      {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+      POINT_ADMIN,
+    );
     const json = (await res.json().catch(() => ({}))) as {
       success?: boolean;
       data?: any;

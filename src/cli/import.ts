@@ -5,6 +5,7 @@ import { openAsBlob, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
+import { POINT_IMPORT, reach } from './reach.ts';
 
 const USAGE = 'Usage: mailgrove import FILE.csv --key API_KEY [--group GROUP_ID]… [--url http://host:port]';
 
@@ -45,7 +46,7 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   // a file-backed Blob: fetch streams it from disk
   form.append('file', await openAsBlob(file, { type: 'text/csv' }), basename(file));
   process.stderr.write(`Uploading ${basename(file)} (${formatBytes(size)})…\n`);
-  const res = await fetch(`${base}/subscribers/import-async`, { method: 'POST', headers, body: form });
+  const res = await reach(`${base}/subscribers/import-async`, { method: 'POST', headers, body: form }, POINT_IMPORT);
   const started = (await res.json().catch(() => ({}))) as {
     success?: boolean;
     data?: any;
@@ -63,7 +64,7 @@ export async function importCommand(config: Config, args: string[]): Promise<num
   while (job.status === 'processing') {
     bar.draw(job);
     await new Promise((r) => setTimeout(r, Number(values['poll-ms'])));
-    const poll = await fetch(`${base}/imports/${job.job_id}`, { headers });
+    const poll = await reach(`${base}/imports/${job.job_id}`, { headers }, POINT_IMPORT);
     if (poll.status === 429) continue;
     const body = (await poll.json()) as { data: Job; error?: string };
     if (!poll.ok) throw new Error(`GET /imports/${job.job_id}: ${poll.status} ${body.error ?? ''}`);

@@ -24,6 +24,8 @@ export interface DbHandle {
   /** Runs raw SQL through the same connection discipline as Kysely (pg-boss uses this). */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }>;
   close(): Promise<void>;
+  /** PostgreSQL only: the connection pool's counts, for the metrics endpoint */
+  pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number; max: number };
 }
 
 const INT8 = 20;
@@ -66,6 +68,18 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
     db,
     kind: 'postgres',
     changes,
+    pool: {
+      get totalCount() {
+        return pool.totalCount;
+      },
+      get idleCount() {
+        return pool.idleCount;
+      },
+      get waitingCount() {
+        return pool.waitingCount;
+      },
+      max: opts.poolSize ?? 10,
+    },
     async executeSql(text, values) {
       // the config form: pg-boss's own statements neither get named nor tick the change clock
       const r = await pool.query({ text, values: values as any[] });

@@ -20,7 +20,7 @@ const provider: MigrationProvider = {
   },
 };
 
-export async function migrate(db: Db): Promise<string[]> {
+async function migratorFor(db: Db): Promise<{ migrator: Migrator; schema: string }> {
   // Without a schema, Kysely's "does the table exist" check matches schema_migrations in ANY schema, so a
   // fresh schema next to another one that has it (parallel tests on one PostgreSQL) skips creating it and fails.
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
@@ -33,11 +33,22 @@ export async function migrate(db: Db): Promise<string[]> {
     // parallel branches add files with earlier dates than ones already applied elsewhere
     allowUnorderedMigrations: true,
   });
+  return { migrator, schema: rows[0]!.schema };
+}
+
+/** The migrations this code ships that the database has not applied (readiness: a newer instance migrated, not this one). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const { migrator } = await migratorFor(db);
+  return (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
+}
+
+export async function migrate(db: Db): Promise<string[]> {
+  const { migrator, schema } = await migratorFor(db);
   let { error, results } = await migrator.migrateToLatest();
   // Kysely's Migrator looks for its table by listing the tables of every schema; a schema another process
   // drops meanwhile (parallel test runs on one database) fails that listing. Nothing was applied (each
   // run is one transaction), so it is tried again.
-  for (let attempt = 1; error && attempt < 4 && otherSchemaVanished(error, rows[0]!.schema); attempt++) {
+  for (let attempt = 1; error && attempt < 4 && otherSchemaVanished(error, schema); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
     ({ error, results } = await migrator.migrateToLatest());
   }

@@ -8,6 +8,8 @@ import type { WebhooksTables } from './schema/webhooks.ts';
 import type { AutomationsTables } from './schema/automations.ts';
 import type { MailTables } from './schema/mail.ts';
 import type { DashboardTables } from './schema/dashboard.ts';
+import type { WarmupTables } from './schema/warmup.ts';
+import type { IdempotencyTables } from './schema/idempotency.ts';
 
 export interface DB
   extends
@@ -19,6 +21,8 @@ export interface DB
     WebhooksTables,
     AutomationsTables,
     MailTables,
-    DashboardTables {}
+    DashboardTables,
+    WarmupTables,
+    IdempotencyTables {}
 
 export * from './schema/core.ts';

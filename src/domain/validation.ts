@@ -1,5 +1,6 @@
-// Turns zod failures into the domain's Validation error (field name → messages), for every face alike.
-import type { z } from 'zod';
+// Turns zod failures into the domain's Validation error (field name → messages), for every face alike; and the
+// rules every face shares for whole numbers (int4) and dates (isCalendarDate, instant).
+import { z } from 'zod';
 import { Validation, type FieldErrors } from './errors.ts';
 
 export function toFieldErrors(error: z.ZodError, prefix = ''): FieldErrors {
@@ -22,4 +23,46 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, prefi
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   throw validationOf(result.error, prefix);
+}
+
+/** The largest value of a PostgreSQL `int` (int4) column. */
+export const INT4_MAX = 2_147_483_647;
+
+/**
+ * A whole number an `int` column can hold: a JSON number (not a numeric string), within [min, max], 0 and
+ * up unless said otherwise, since the int columns behind inputs are counts and limits. Out of range is the
+ * caller's 400 naming the field, never the database's error.
+ */
+export function int4({ min = 0, max = INT4_MAX } = {}) {
+  const message = `Must be a whole number from ${min} to ${max}`;
+  return z.number({ error: message }).int(message).min(min, message).max(max, message);
+}
+
+// four-digit years from 0001: PostgreSQL has no year 0, and JavaScript dates end in +275760
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A real calendar day written YYYY-MM-DD, year 0001 to 9999 (2026-02-30 and 0000-01-01 are not). */
+export function isCalendarDate(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const m = DATE.exec(value);
+  if (!m || m[1] === '0000') return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
+}
+
+const INSTANT_MESSAGE = 'Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-12-01T09:00:00+01:00';
+const DATE_TIME = z.iso.datetime({ offset: true, error: INSTANT_MESSAGE });
+
+/** An ISO 8601 date-time with Z or a UTC offset (2026-12-01T09:00:00+01:00), year 0001 to 9999. */
+export function isInstant(value: unknown): value is string {
+  return typeof value === 'string' && DATE_TIME.safeParse(value).success && isCalendarDate(value.slice(0, 10));
+}
+
+/**
+ * The one date-time input rule (key expiry, scheduled sends), kept as the string given: a date alone is
+ * refused rather than guessed at (midnight in which zone?), and so is a year PostgreSQL cannot store.
+ */
+export function instant() {
+  // zod runs a refinement even after the format failed: pass those, so the answer says it once
+  return DATE_TIME.refine((s) => !DATE_TIME.safeParse(s).success || isInstant(s), INSTANT_MESSAGE);
 }

@@ -1,20 +1,23 @@
 // Builds the HTTP app: every face as its own encapsulated plugin over one database, one job queue and one
 // mail transport.
 // buildApp does not listen, so tests call app.listen({ port: 0 }).
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
-import { sql } from 'kysely';
 import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/client.ts';
-import { KeyRateLimiter } from '../auth/rateLimit.ts';
+import { KeyRateLimiter, limitStore, type LimitStore } from '../auth/rateLimit.ts';
 import type { Queue } from '../jobs/queue.ts';
 import type { MailTransport } from '../mail/transport.ts';
 import { adminApi } from './admin/index.ts';
 import { dashboard } from './dashboard/index.ts';
+import { healthRoutes } from './health.ts';
+import { metricsRoutes } from './metrics.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
 import { publicRoutes } from './public/index.ts';
 import { restApi } from './rest/index.ts';
-import { clientError, frameworkError, httpErrorBody, httpStatusOf } from './rest/errors.ts';
+import { clientError, frameworkError, restError } from './rest/errors.ts';
+import { OneLinePerRequest, requestLog } from './requestLog.ts';
+import { textGuard } from './textGuard.ts';
 import './types.ts';
 
 export interface AppDeps {
@@ -24,11 +27,20 @@ export interface AppDeps {
   transport: MailTransport;
   /** shared rate-limit store client (ioredis) when REDIS_URL is set */
   redis?: unknown;
+  /** where the log lines go instead of stdout (tests read them) */
+  logStream?: { write(line: string): void };
+  /** a worker-only instance: the health checks, no API, MCP or dashboard */
+  healthOnly?: boolean;
 }
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      ...(deps.logStream && { stream: deps.logStream }),
+    },
+    logController: new OneLinePerRequest(), // requestLog writes one line per request instead, without the raw URL
     bodyLimit: 1024 * 1024, // JSON bodies over 1 MB → 413
     // only behind a proxy we trust may X-Forwarded-For pick the client IP (form rate limits key on it)
     trustProxy: config.TRUST_PROXY,
@@ -42,33 +54,25 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('queue', deps.queue);
   app.decorate('transport', deps.transport);
   await app.register(formbody);
+  requestLog(app);
 
-  app.setErrorHandler((err: FastifyError, req, reply) => reply.code(httpStatusOf(err)).send(httpErrorBody(err, req)));
+  // the envelope for every face without its own handler: domain and database errors mapped once
+  app.setErrorHandler(restError);
+  // the one text rule at every door; MCP applies it to tool arguments itself (its errors are JSON-RPC)
+  app.addHook('preValidation', textGuard);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
 
-  app.get('/api/health', async (req, reply) => {
-    // spec: 503 {status:'down', message} when unhealthy; the database must answer within 1 s
-    const healthy = await Promise.race([
-      sql`select 1`.execute(app.db).then(
-        () => true,
-        () => false,
-      ),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 1000).unref()),
-    ]);
-    if (!healthy) return reply.code(503).send({ status: 'down', message: 'Database is not responding' });
-    return {
-      status: 'ok',
-      message: 'Service is healthy',
-      timestamp: new Date().toISOString(),
-      version: config.version,
-    };
-  });
+  await metricsRoutes(app); // on the root and first, so its hooks time every route, health checks included
+  await app.register(healthRoutes);
+  if (deps.healthOnly) return app;
 
-  const restLimiter = new KeyRateLimiter('rest', config.REST_RATE_LIMIT, deps.redis);
+  const store = limitStore(config.RATE_LIMIT_STORE, deps.handle, deps.redis);
+  app.decorate<LimitStore>('limitStore', store);
+  const restLimiter = new KeyRateLimiter('rest', config.REST_RATE_LIMIT, store);
   await app.register(restApi, { prefix: '/api/v1/external', limiter: restLimiter });
   await app.register(mcpEndpoint, {
     prefix: '/mcp',
-    limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, deps.redis),
+    limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, store),
   } as any);
   await app.register(adminApi, { prefix: '/admin/v1' });
   await app.register(publicRoutes);

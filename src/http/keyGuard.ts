@@ -28,6 +28,7 @@ export function keyGuard(db: Db, limiter: KeyRateLimiter, refusals: KeyRefusals)
       .header('RateLimit-Limit', limit.limit)
       .header('RateLimit-Remaining', limit.remaining)
       .header('RateLimit-Reset', limit.resetSeconds);
+    req.key = auth; // for the request log, also when the budget is spent
     if (limit.allowed) return auth;
     reply.code(429).header('Retry-After', limit.retryAfter).send(refusals.rateLimited(limit));
     return undefined;

@@ -28,14 +28,20 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
     }
   };
 
+  // the batches in flight: stopping waits for them, so none is still writing when the pool closes
+  const inFlight = new Set<Promise<unknown>>();
   await ctx.queue.work<imports.ImportJobData>(imports.QUEUE, async ({ importId }, job) => {
+    const running = Promise.all(Array.from({ length: runners }, (_, i) => runOne(importId, i)));
+    inFlight.add(running);
     try {
-      await Promise.all(Array.from({ length: runners }, (_, i) => runOne(importId, i)));
+      await running;
     } catch (err) {
       if (stopping) throw err;
       ctx.log.error({ err, importId }, 'import batch failed');
       if (job.retryCount >= RETRY_LIMIT) await imports.fail(ctx.db, importId, (err as Error).message);
       throw err;
+    } finally {
+      inFlight.delete(running);
     }
   });
 
@@ -44,5 +50,6 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
 
   return async () => {
     stopping = true;
+    await Promise.allSettled(inFlight);
   };
 }

@@ -29,7 +29,8 @@ export class Queue {
   constructor(
     handle: DbHandle,
     private readonly pollSeconds: number,
-    schema = 'pgboss',
+    /** the database schema of pg-boss's tables (the metrics endpoint reads queue depth there) */
+    readonly schema = 'pgboss',
   ) {
     this.boss = new PgBoss({
       db: { executeSql: (text: string, values?: unknown[]) => handle.executeSql(text, values) },
@@ -42,6 +43,11 @@ export class Queue {
   }
 
   onError: (err: Error) => void = () => {};
+
+  /** started and not stopping: jobs sent now will be worked */
+  get running(): boolean {
+    return this.started;
+  }
 
   async start(): Promise<void> {
     await this.boss.start();

@@ -1,22 +1,14 @@
 // Turns a message template (Liquid in subject, HTML and optional text) into one subscriber's email
 // compileTemplate validates once, at save time, so a bad template is rejected on create/update/schedule
-// (TemplateError) and never a failure mid-send; renderMessage is then cheap and cannot fail on syntax.
+// (TemplateError) and never a failure mid-send. Rendering can still fail for one recipient when it crosses
+// a bound of liquid.ts (time, size); renderMessage reports that as a TemplateError naming the part.
 // HTML output escapes every variable (subscriber data is untrusted); subject and text are not HTML.
 import { compile as compileHtmlToText } from 'html-to-text';
-import { Liquid, type Template } from 'liquidjs';
+import type { Template } from 'liquidjs';
 import { compileFast, type FastTemplate } from './fastTemplate.ts';
+import { Budget, htmlEngine, parseBounded, renderBounded, textEngine } from './liquid.ts';
 import { rewriteHrefs } from './tracking.ts';
 
-const OPTIONS = {
-  strictFilters: true, // an unknown filter is a save-time error, not silently nothing
-  ownPropertyOnly: true,
-  templates: {}, // no {% include %} / {% render %} from the server's file system
-  parseLimit: 1e6,
-  renderLimit: 500, // ms per template: a runaway {% for %} fails one preview, not the worker
-  memoryLimit: 1e7,
-};
-const htmlEngine = new Liquid({ ...OPTIONS, outputEscape: 'escape' });
-const textEngine = new Liquid(OPTIONS);
 // no upper-casing of headings: it would turn {{ subscriber.first_name }} into {{ SUBSCRIBER.FIRST_NAME }}
 const toText = compileHtmlToText({
   wordwrap: false,
@@ -81,7 +73,7 @@ export interface RenderContext {
 
 export type TemplatePart = 'subject' | 'html' | 'text';
 
-/** A template Liquid cannot parse: Liquid's message for each part that failed, in the order subject, html, text. */
+/** A template Liquid cannot parse or render: Liquid's message for each part that failed, in the order subject, html, text. */
 export class TemplateError extends Error {
   constructor(readonly problems: { part: TemplatePart; message: string }[]) {
     super(`${problems[0]!.part}: ${problems[0]!.message}`);
@@ -106,9 +98,9 @@ const FOOTER =
  */
 export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking): CompiledTemplate {
   const problems: TemplateError['problems'] = [];
-  const parse = (engine: Liquid, part: TemplatePart, source: string): Template[] => {
+  const parse = (engine: typeof htmlEngine, part: TemplatePart, source: string): Template[] => {
     try {
-      return engine.parse(source);
+      return parseBounded(engine, source);
     } catch (err) {
       problems.push({ part, message: (err as Error).message });
       return [];
@@ -152,7 +144,7 @@ const PREHEADER = '<div style="display:none;max-height:0;overflow:hidden">{{ pre
 function derivedText(html: string): { templates: Template[]; source?: string } {
   try {
     const source = toText(html);
-    return { templates: textEngine.parse(source), source };
+    return { templates: parseBounded(textEngine, source), source };
   } catch {
     return { templates: [] }; // html-to-text mangled a tag: renderMessage falls back to converting each rendered HTML
   }
@@ -171,16 +163,28 @@ export function renderMessage(template: CompiledTemplate | MessageTemplate, ctx:
     preview_text: t.preview_text ?? '',
     tracking: ctx.tracking ?? { click: '', open: '' },
   };
-  let html = t.fast.html?.(scope) ?? (htmlEngine.renderSync(t.html, scope) as string);
-  const text =
-    t.text.length > 0 ? (t.fast.text?.(scope) ?? (textEngine.renderSync(t.text, scope) as string)) : toText(html);
+  const budget = new Budget();
+  const part = (name: TemplatePart, fast: FastTemplate | undefined, templates: Template[], escape: boolean) => {
+    const out = fast?.(scope);
+    if (out !== undefined) {
+      budget.use(out.length);
+      return out;
+    }
+    try {
+      return renderBounded(escape ? htmlEngine : textEngine, templates, scope, budget);
+    } catch (err) {
+      throw new TemplateError([{ part: name, message: (err as Error).message }]);
+    }
+  };
+  let html = part('html', t.fast.html, t.html, true);
+  const text = t.text.length > 0 ? part('text', t.fast.text, t.text, false) : toText(html);
   if (ctx.rewriteLinks) html = rewriteHrefs(html, ctx.rewriteLinks);
   if (ctx.trackOpen)
     html = insertBeforeBodyClose(
       html,
       `<img src="${escapeHtml(ctx.trackOpen)}" width="1" height="1" alt="" style="display:block;border:0">`,
     );
-  const subject = (t.fast.subject?.(scope) ?? (textEngine.renderSync(t.subject, scope) as string))
+  const subject = part('subject', t.fast.subject, t.subject, false)
     .replace(/[\r\n]+/g, ' ')
     .trim();
   return { subject, html, text: text.trim() + '\n' };

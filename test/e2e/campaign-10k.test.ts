@@ -28,7 +28,7 @@ test('Sending › 10,000 recipients: the sink counts exactly 10,000 distinct rec
   const res = await api.post(`/campaigns/${id}/schedule`, { delivery: 'instant' });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.data.stats.recipients, N);
-  const done = await waitForCampaign(api, id, (c) => c.status === 'sent', 120_000);
+  const done = await waitForCampaign(api, id, (c) => c.status === 'sent', 160_000);
   const seconds = (Date.now() - started) / 1000;
   console.log(`10,000 recipients sent in ${seconds.toFixed(1)} s (${Math.round(N / seconds)} msg/s)`);
   assert.equal(sink.distinct(), N);

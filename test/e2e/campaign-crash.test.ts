@@ -1,7 +1,9 @@
 // the server (a real child process) is killed with SIGKILL in the
-// middle of a send and started again. Nobody may get the campaign twice; rows that were in flight become
-// 'interrupted' (never re-sent); the campaign still finishes as sent with
-// recipients = sent + failed + skipped + interrupted.
+// middle of a send and started again. Nobody may get the campaign twice; only rows that were in flight
+// (at most SEND_IN_FLIGHT per process) become 'interrupted' (never re-sent); the rows the killed
+// worker had claimed but not handed to SMTP go back to the queue and are delivered after the restart, each
+// once; the campaign still finishes as sent with recipients = sent + failed + skipped + interrupted. A
+// retry re-sends the interrupted rows only when asked for them, and never a sent one.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { childServer } from '../support/childServer.ts';
@@ -9,6 +11,7 @@ import { client } from '../support/server.ts';
 import { startSink } from '../support/smtpSink.ts';
 
 const N = 1000;
+const SEND_CONCURRENCY = 5;
 
 test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at most once and the counts add up', async () => {
   const sink = await startSink({ parse: false, delayMs: 4 });
@@ -18,7 +21,8 @@ test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at
     WORKER_POLL_MS: '100',
     SEND_BATCH_SIZE: '100',
     SEND_LEASE_MS: '1500',
-    SEND_CONCURRENCY: '5',
+    SEND_CONCURRENCY: String(SEND_CONCURRENCY),
+    SEND_IN_FLIGHT: String(2 * SEND_CONCURRENCY),
     REST_RATE_LIMIT: '100000',
   });
   after(() => server.destroy());
@@ -93,6 +97,11 @@ test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at
   assert.equal(sent + failed + skipped + interrupted, N, 'recipients = sent + failed + skipped + interrupted');
   assert.deepEqual([c.stats.recipients, c.stats.sent, c.stats.interrupted, c.stats.pending], [N, sent, interrupted, 0]);
   assert.ok(interrupted > 0, 'the kill left rows in flight, now interrupted');
+  assert.ok(
+    interrupted <= 2 * SEND_CONCURRENCY,
+    `only what was in flight is interrupted: ${interrupted} > SEND_IN_FLIGHT`,
+  );
+  assert.equal(sent, N - interrupted, 'every row that was not in flight is delivered after the restart');
   // everyone marked sent got it exactly once; an interrupted row may or may not have reached the sink
   for (const [email, state] of states) {
     const got = sink.counts.get(email) ?? 0;
@@ -100,4 +109,19 @@ test('crash rule: kill -9 mid-send, restart: every recipient got the campaign at
     else if (state !== 'interrupted') assert.equal(got, 0, `${email} is ${state}`);
   }
   assert.ok(sink.distinct() >= sent && sink.distinct() <= sent + interrupted);
+
+  // retry: by default nothing (interrupted rows may have arrived); asked for, only the interrupted ones go again
+  const retry = (body: unknown) => api.post(`/campaigns/${id}/retry`, body);
+  assert.equal((await retry({})).body.data.requeued, 0);
+  const before = new Map(sink.counts);
+  assert.equal((await retry({ states: ['interrupted'] })).body.data.requeued, interrupted);
+  const interruptedEmails = [...states].filter(([, st]) => st === 'interrupted').map(([email]) => email);
+  await sink.waitFor(() => interruptedEmails.every((e) => (sink.counts.get(e) ?? 0) > (before.get(e) ?? 0)), 60_000);
+  for (const [email, state] of states)
+    if (state === 'sent') assert.equal(sink.counts.get(email), 1, `${email} was sent once and never again`);
+  for (let i = 0; i < 100 && (await get(`/campaigns/${id}`)).body.data.status !== 'sent'; i++)
+    await new Promise((r) => setTimeout(r, 100));
+  const after2 = (await get(`/campaigns/${id}`)).body.data;
+  assert.equal(after2.status, 'sent');
+  assert.deepEqual([after2.stats.sent, after2.stats.interrupted], [N, 0], 'the retried rows are sent now');
 });

@@ -23,6 +23,7 @@ const s: TestServer = await startServer(fileScope, {
   SCHEDULER_INTERVAL_MS: 200,
   SEND_RETRY_BASE_MS: 100,
   SEND_MAX_ATTEMPTS: 3,
+  SEND_IN_FLIGHT: 20, // the cancel test's bound: what is in flight plus one status refresh
 });
 // PORT=0 gives PUBLIC_URL port 0; links in emails must point at the port the server really got
 s.config.publicUrl = s.url;

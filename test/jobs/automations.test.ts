@@ -335,6 +335,29 @@ describe('Automation › steps', () => {
     assert.deepEqual(byId.get(b.id), ['-:started', '0:else', '0.else.0:added', '1:updated', '-:completed']);
   });
 
+  test('a group step whose group was deleted since is skipped, and the run goes on', async () => {
+    const { api } = await s.restAccount();
+    const gone = (await api.post('/groups', { name: 'Gone' })).body.data;
+    const kept = (await api.post('/groups', { name: 'Kept' })).body.data;
+    const auto = await createAutomation(api, {
+      trigger: { type: 'subscriber_created', source: 'api' },
+      steps: [
+        { type: 'add_to_group', group_id: gone.id },
+        { type: 'remove_from_group', group_id: kept.id },
+        { type: 'add_to_group', group_id: kept.id },
+        { type: 'add_to_group', group_id: kept.id },
+      ],
+    });
+    assert.equal((await api.delete(`/groups/${gone.id}`)).status, 200);
+    await api.post('/subscribers', { email: uniqueEmail('skip') });
+    await until('the run completed', async () => (await runsOf(api, auto.id, 'completed')).length === 1);
+    const [run] = await runsOf(api, auto.id);
+    assert.deepEqual(
+      run.history.map((h: any) => `${h.step ?? '-'}:${h.result}`),
+      ['-:started', '0:skipped: group not found', '1:not a member', '2:added', '3:already a member', '-:completed'],
+    );
+  });
+
   test('a run found mid-send after a crash is marked interrupted and never re-sent (at-most-once)', async () => {
     const { accountId, api } = await s.restAccount();
     const auto = await createAutomation(api, {
@@ -434,6 +457,27 @@ describe('Automation › send_email delivery', () => {
     assert.equal(failed.status, 'failed');
     assert.deepEqual([failed.history.at(-1).result, failed.history.length], ['failed', 2]);
     assert.match(failed.history.at(-1).error, /550/);
+    // a bare 550 is about the mailbox: the campaign rule bounces the subscriber and credits the email
+    const hardSub = await s.db
+      .selectFrom('subscribers')
+      .select(['id', 'status'])
+      .where('email', '=', hard)
+      .executeTakeFirstOrThrow();
+    assert.equal(hardSub.status, 'bounced');
+    const bouncedEvents = await s.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('subscriber_id', '=', hardSub.id)
+      .where('type', 'in', ['email.bounced', 'subscriber.bounced'])
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(
+      bouncedEvents.map((e) => [e.type, (e.data as any).automation_id, (e.data as any).step]),
+      [
+        ['subscriber.bounced', auto.id, '0'],
+        ['email.bounced', auto.id, '0'],
+      ],
+    );
     // one tracked email per run and step: the retry reused the row, so the delivered token is the one first written
     const rows = await s.db
       .selectFrom('automation_emails')

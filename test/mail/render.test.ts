@@ -1,6 +1,7 @@
 // rendering, tokens and headers as pure functions: Liquid variables, HTML escaping of subscriber
 // data, the derived text part, the appended unsubscribe footer, save-time template errors; signed tokens
-// that reject tampering and cross-purpose use; List-Unsubscribe (+ mailto) and the sender fallbacks.
+// that reject tampering and cross-purpose use; List-Unsubscribe (+ mailto) and the sender fallbacks; hostile
+// templates (file includes, endless loops, output bombs) refused with the bound they cross.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
@@ -253,5 +254,89 @@ describe('Fast template path (byte-identical to liquidjs where it applies)', asy
       { subscriber: { ...sub, custom_fields: { tags: ['a', 'b'] } }, unsubscribeUrl: 'u' },
     );
     assert.equal(rendered.subject, 'ab', 'liquidjs prints the array as it always did');
+  });
+});
+
+describe('Hostile templates: no file access, bounded time and size', () => {
+  const ctx = { subscriber: sub, unsubscribeUrl: 'u' };
+  const renderFails = (html: string, message: RegExp) => {
+    const t = compileTemplate({ subject: 's', html });
+    const started = performance.now();
+    assert.throws(
+      () => renderMessage(t, ctx),
+      (err: any) => err instanceof TemplateError && err.problems[0].part === 'html' && message.test(err.message),
+    );
+    return performance.now() - started;
+  };
+
+  test('include, render and layout of any path are refused when the template is parsed', () => {
+    for (const source of [
+      "{% include '/etc/passwd' %}",
+      "{% include '../package.json' %}",
+      "{% include 'package' %}",
+      '{% include subscriber.email %}',
+      "{% render 'x' %}",
+      "{% layout 'x' %}hi",
+      "{% liquid\n include 'x' %}",
+    ]) {
+      assert.throws(
+        () => compileTemplate({ subject: 's', html: source }),
+        (err: any) =>
+          err instanceof TemplateError && /is not available: a template cannot include other files/.test(err.message),
+        source,
+      );
+    }
+  });
+
+  test('a loop too long, nested loops, captured and appended doubling fail one render, fast, with the bound named', () => {
+    const elapsed = [
+      renderFails('{% for i in (1..100000000) %}x{% endfor %}', /Template too large/),
+      renderFails(
+        '{% for i in (1..1000) %}{% for j in (1..1000) %}{% for k in (1..1000) %}x{% endfor %}{% endfor %}{% endfor %}',
+        /Template too slow: a message must render within 200 ms/,
+      ),
+      renderFails(
+        "{% assign s = 'x' %}{% for i in (1..40) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s }}",
+        /Template too large: a message may produce or handle at most 5,000,000 characters/,
+      ),
+      renderFails(
+        "{% assign s = 'xx' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}",
+        /Template too large/,
+      ),
+      renderFails(`{% for i in (1..100000) %}${'y'.repeat(1000)}{% endfor %}`, /Template too large/),
+    ];
+    for (const ms of elapsed) assert.ok(ms < 1000, `took ${ms} ms`);
+  });
+
+  test('more Liquid markup than the parser handles quickly is refused before parsing; over-long sources too', () => {
+    const started = performance.now();
+    assert.throws(
+      () => compileTemplate({ subject: 's', html: '{{ a }}'.repeat(200_000) }),
+      /html: Template too complex: a part may hold at most 5,000 Liquid tags and outputs/,
+    );
+    assert.throws(() => compileTemplate({ subject: 's', html: 'a'.repeat(1_200_000) }), /html: parse length limit/);
+    assert.ok(performance.now() - started < 1000);
+  });
+
+  test('a full newsletter (loops, filters, a capture, 60 KB) renders far inside the bounds', () => {
+    const item =
+      '<tr><td><h2>{{ forloop.index }}. {{ subscriber.first_name | upcase }}</h2><p>{{ subscriber.custom_fields.company | default: "you" }} ' +
+      'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.</p><a href="https://example.com/a">Read</a></td></tr>';
+    const html =
+      '{% capture greeting %}Dear {{ subscriber.first_name }},{% endcapture %}<html><body><p>{{ greeting }}</p><table>' +
+      '{% for i in (1..200) %}' +
+      item +
+      '{% endfor %}</table>' +
+      '<p>{{ "now" | date: "%Y" }}</p>'.repeat(50) +
+      'x'.repeat(50_000) +
+      '</body></html>';
+    const t = compileTemplate({ subject: 'News for {{ subscriber.first_name | default: "you" }}', html });
+    renderMessage(t, ctx); // the first render also warms up the JIT; a send renders thousands
+    const started = performance.now();
+    const m = renderMessage(t, ctx);
+    const ms = performance.now() - started;
+    assert.match(m.html, /200\. &lt;B&gt;ADA&lt;\/B&gt;/);
+    assert.ok(m.html.length > 60_000 && m.html.length < 200_000, `${m.html.length} characters`);
+    assert.ok(ms < 100, `rendered in ${ms} ms`);
   });
 });

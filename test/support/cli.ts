@@ -183,7 +183,7 @@ export async function operatorStory(store: Env, opts: { lock: boolean }) {
     await get(`${server.url}/api/v1/external/nope`, key);
     await get(`${server.url}/api/v1/external/subscribers/not-a-uuid`, key);
     const log = server.log();
-    assert.match(log, /"url":"\/api\/v1\/external\/test-auth"/, 'requests are logged at info');
+    assert.match(log, /"route":"\/api\/v1\/external\/test-auth"/, 'requests are logged at info');
     for (const secret of [
       key,
       key.slice('mailgrove_'.length),

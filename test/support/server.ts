@@ -18,6 +18,9 @@ export const TEST_ENV: Partial<Record<keyof Env, unknown>> = {
   MAILGROVE_SECRET: 'test-secret',
   WORKER_POLL_MS: 500,
   DATABASE_URL: '',
+  // a provider answering 421 / 4.7.x backs off this long in tests (a minute in production)
+  PROVIDER_BACKOFF_BASE_MS: 200,
+  PROVIDER_BACKOFF_MAX_MS: 2000,
 };
 
 export interface TestServer {
@@ -39,13 +42,41 @@ export interface TestServer {
   newKey(accountId: string, scopes?: string[], extra?: { expires_at?: Date }): Promise<{ id: string; key: string }>;
 }
 
-export async function startServer(t: Scope, env: Partial<Record<keyof Env, unknown>> = {}): Promise<TestServer> {
+/** What the server logs when a request fails in a way no input should cause (a 500 or an MCP -32603). */
+const INTERNAL_ERROR = /"msg":"(unhandled error|MCP internal error|MCP request failed|form route failed)"/;
+
+/**
+ * The real server on a fresh database. Unless a test sets LOG_LEVEL itself, the server's error log is
+ * read: a request that ended in an internal error fails the file when the server stops, so no 500 hides
+ * behind a test that only looked at other things. `allowInternalErrors` is for the tests that cause one.
+ */
+export async function startServer(
+  t: Scope,
+  env: Partial<Record<keyof Env, unknown>> = {},
+  opts: { allowInternalErrors?: boolean; /** every log line the server writes lands here */ log?: string[] } = {},
+): Promise<TestServer> {
   const testDb = await openTestDb();
-  const config = loadConfig({ ...TEST_ENV, ...env }, {});
-  const running = await start(config, { handle: testDb.handle, queueSchema: testDb.queueSchema });
+  const watchLog = env.LOG_LEVEL === undefined;
+  const config = loadConfig({ ...TEST_ENV, ...(watchLog && { LOG_LEVEL: 'error' }), ...env }, {});
+  const internalErrors: string[] = [];
+  const logStream = {
+    write: (line: string) => {
+      opts.log?.push(line);
+      if (INTERNAL_ERROR.test(line)) internalErrors.push(line);
+    },
+  };
+  const running = await start(config, {
+    handle: testDb.handle,
+    queueSchema: testDb.queueSchema,
+    ...((watchLog || opts.log) && { logStream }),
+  });
   t.after(async () => {
     await running.stop();
     await testDb.destroy();
+    if (internalErrors.length > 0 && !opts.allowInternalErrors)
+      throw new Error(
+        `the server logged ${internalErrors.length} internal error(s):\n${internalErrors.join('\n').slice(0, 4000)}`,
+      );
   });
   const db = testDb.handle.db;
   let n = 0;

@@ -56,6 +56,18 @@ export function qs(params: Record<string, string | number | undefined>): string 
 }
 
 // Wire shapes (the same field names as the JSON API)
+/** How people responded to sent email, as campaign and automation stats both count it. */
+export interface Engagement {
+  opens: number;
+  unique_opens: number;
+  clicks: number;
+  unique_clicks: number;
+  unsubscribes: number;
+  bounces: number;
+  complaints: number;
+  soft_bounces: number;
+}
+
 export type Role = 'owner' | 'admin' | 'editor' | 'viewer';
 export type Permission = 'read' | 'edit' | 'manage';
 export interface Me {

@@ -1,25 +1,45 @@
-// Small shared pieces of the dashboard's pages: form fields with their errors, status messages,
-// tables' empty state, pagination, dates. Plain elements, labelled for screen readers.
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+// Small shared pieces of the dashboard's pages: form fields with their errors, status messages, badges,
+// dates and rates. Plain elements, labelled for screen readers. Tables are lib/table.tsx.
+import { useState, type ReactNode } from 'react';
 import { ApiError } from './api.ts';
+
+// Each submit or submit-button press is a new attempt (counted before the page's own handlers run); a field
+// edited since the last one hides its old message.
+let attempts = 0;
+if (typeof document !== 'undefined') {
+  document.addEventListener('submit', () => attempts++, true);
+  document.addEventListener(
+    'click',
+    (e) => {
+      const button = (e.target as Element | null)?.closest?.('button');
+      if (button?.type === 'submit') attempts++;
+    },
+    true,
+  );
+}
 
 export function Field({
   label,
   error,
   hint,
   children,
+  id: given,
 }: {
+  id?: string;
   label: string;
   error?: string[];
   hint?: string;
-  children: (id: string, describedBy?: string) => ReactNode;
+  children: (id: string, describedBy?: string, invalid?: boolean) => ReactNode;
 }) {
-  const id = `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  const id = given ?? `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  // a message goes away once its field is edited, and comes back only with the next attempt's answer
+  const [editedIn, setEditedIn] = useState<number>();
+  if (editedIn === attempts) error = undefined;
   const describedBy = error?.length ? `${id}-error` : hint ? `${id}-hint` : undefined;
   return (
-    <div className="field">
+    <div className="field" onInput={() => error?.length && setEditedIn(attempts)}>
       <label htmlFor={id}>{label}</label>
-      {children(id, describedBy)}
+      {children(id, describedBy, error?.length ? true : undefined)}
       {hint && !error?.length && (
         <p className="hint" id={`${id}-hint`}>
           {hint}
@@ -34,21 +54,30 @@ export function Field({
   );
 }
 
+/**
+ * A banner for a failed call or a message. A validation failure names its fields next to them, so the
+ * banner says so in words; `shown` lists the fields the form displays, and the others are spelled out here
+ * (with a readable name, never the wire key).
+ */
 export function Alert({
   error,
   children,
   kind = 'error',
+  shown,
 }: {
   error?: unknown;
   children?: ReactNode;
   kind?: 'error' | 'success' | 'warning';
+  shown?: string[];
 }) {
-  const text =
-    error instanceof Error
-      ? error instanceof ApiError && error.detail
-        ? `${error.message}: ${error.detail}`
-        : error.message
-      : children;
+  let text: ReactNode = children;
+  if (error instanceof ApiError && Object.keys(error.fields).length > 0) {
+    const hidden = Object.entries(error.fields).filter(([k]) => shown && !shown.includes(k));
+    text = hidden.length
+      ? hidden.map(([k, m]) => `${readableField(k)}: ${withoutKey(m[0] ?? '')}`).join(' · ')
+      : 'Please correct the fields marked below.';
+  } else if (error instanceof Error)
+    text = error instanceof ApiError && error.detail ? `${error.message}: ${withoutKey(error.detail)}` : error.message;
   if (!text) return null;
   return (
     <div className={`alert alert-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
@@ -57,44 +86,21 @@ export function Alert({
   );
 }
 
-/** Loads data for a page; reload() fetches again (after a change). */
-export function useLoad<T>(
-  load: () => Promise<T>,
-  deps: unknown[],
-): { data?: T; error?: unknown; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    setState((s) => ({ ...s, loading: true }));
-    load().then(
-      (data) => live && setState({ data, loading: false }),
-      (error) => live && setState({ error, loading: false }),
-    );
-    return () => {
-      live = false;
-    };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, tick]);
-  const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { ...state, reload };
+/** "content_source" → "Content source"; "filter.rules.0.value" → "Filter rules 0 value". */
+export function readableField(key: string): string {
+  const words = key.replace(/[._]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-export function Pager({ page, lastPage, onPage }: { page: number; lastPage: number; onPage: (p: number) => void }) {
-  if (lastPage <= 1) return null;
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
-      </button>
-      <span>
-        Page {page} of {lastPage}
-      </span>
-      <button type="button" className="secondary" disabled={page >= lastPage} onClick={() => onPage(page + 1)}>
-        Next
-      </button>
-    </nav>
-  );
+/** Server messages may start with the field's wire name ("subject: …"); the page already says which field. */
+export function withoutKey(message: string): string {
+  return message.replace(/^[a-z_][a-z0-9_.]*: /, '');
+}
+
+/** The first message for a field, without its wire key. */
+export function fieldError(error: unknown, key: string): string[] | undefined {
+  const m = error instanceof ApiError ? error.fields[key] : undefined;
+  return m?.length ? [withoutKey(m[0]!)] : undefined;
 }
 
 export function formatDate(value: string | null | undefined, empty = '—'): string {
@@ -118,4 +124,15 @@ export function Badge({
   children: ReactNode;
 }) {
   return <span className={`badge badge-${tone}`}>{children}</span>;
+}
+
+/** 0.1234 → "12.3 %"; null → "—". */
+export function percent(rate: number | null | undefined): string {
+  if (rate === null || rate === undefined) return '—';
+  return `${(rate * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`;
+}
+
+/** 1 → "1 subscriber", 1204 → "1,204 subscribers": a count with its noun in the right number, never "1 subscribers". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
 }

@@ -4,6 +4,8 @@ import type { NullableTimestamp, Timestamp } from './core.ts';
 
 export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled';
 export type RecipientState = 'queued' | 'sending' | 'sent' | 'failed' | 'skipped' | 'interrupted';
+/** why a 'failed' row failed (migration 20261126_0900) */
+export type RecipientFailure = 'bounced' | 'blocked' | 'rejected' | 'expired' | 'error';
 
 export interface CampaignsTable {
   id: Generated<string>;
@@ -16,6 +18,8 @@ export interface CampaignsTable {
   reply_to: string | null;
   content_html: string | null;
   content_text: string | null;
+  content_format: Generated<'html' | 'mjml'>;
+  content_source: string | null;
   group_ids: Generated<string[]>;
   segment_ids: Generated<string[]>;
   status: Generated<CampaignStatus>;
@@ -26,6 +30,8 @@ export interface CampaignsTable {
   cancelled_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** how many of the audience the freeze left out for a suppressed address (migration 20261126_0930) */
+  suppressed_count: Generated<number>;
 }
 
 export interface CampaignRecipientsTable {
@@ -42,6 +48,8 @@ export interface CampaignRecipientsTable {
   last_error: string | null;
   sent_at: NullableTimestamp;
   opens: Generated<number>;
+  /** of opens, those a privacy proxy fetched (migration 20261126_0920) */
+  machine_opens: Generated<number>;
   clicks: Generated<number>;
   opened_at: NullableTimestamp;
   clicked_at: NullableTimestamp;
@@ -49,6 +57,23 @@ export interface CampaignRecipientsTable {
   bounced_at: NullableTimestamp;
   soft_bounces: Generated<number>;
   complained_at: NullableTimestamp;
+  /** the provider whose backoff put the row back in the queue (migration 20261126_0910) */
+  deferred_by: string | null;
+  /** the mail server's last reply for the row, and why a failed row failed (migration 20261126_0900) */
+  smtp_code: number | null;
+  smtp_status: string | null;
+  smtp_reply: string | null;
+  failure: RecipientFailure | null;
+  /** earlier rounds a retry put back in the queue, oldest first (migration 20261126_0930) */
+  previous_errors: Generated<PreviousError[]>;
+}
+
+export interface PreviousError {
+  state: 'failed' | 'interrupted';
+  failure: string | null;
+  error: string | null;
+  attempts: number;
+  at: string;
 }
 
 export interface CampaignLinksTable {
@@ -57,9 +82,28 @@ export interface CampaignLinksTable {
   url: string;
 }
 
+/** Who clicked which link of a campaign, and how often (migration 20261126_0920). */
+export interface CampaignLinkClicksTable {
+  campaign_id: string;
+  link_idx: number;
+  subscriber_id: string;
+  account_id: string;
+  clicks: Generated<number>;
+  first_clicked_at: Timestamp;
+  last_clicked_at: Timestamp;
+}
+
 export interface SendWorkersTable {
   id: string;
   heartbeat_at: Timestamp;
+}
+
+/** A provider not sent to until `until` after answering 421 / 4.7.x (migration 20261126_0910). */
+export interface ProviderBackoffTable {
+  provider: string;
+  level: Generated<number>;
+  until: Timestamp;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface SendRateTable {
@@ -77,13 +121,32 @@ export interface BounceHookConfirmationsTable {
   created_at: Timestamp;
 }
 
+/** Subscribers whose address may be suppressed (migration 20261124_0900): null not checked yet, true suppressed. */
+export interface SuppressionChecksTable {
+  subscriber_id: string;
+  account_id: string;
+  suppressed: Generated<true | null>;
+}
+
 export interface CampaignsTables {
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
   campaign_links: CampaignLinksTable;
+  campaign_link_clicks: CampaignLinkClicksTable;
   send_workers: SendWorkersTable;
   send_rate: SendRateTable;
+  provider_backoff: ProviderBackoffTable;
   bounce_hook_confirmations: BounceHookConfirmationsTable;
+  suppression_checks: SuppressionChecksTable;
+  soft_bounce_streaks: SoftBounceStreaksTable;
+}
+
+/** soft bounces in a row per subscriber (migration 20261126_0900) */
+export interface SoftBounceStreaksTable {
+  subscriber_id: string;
+  account_id: string;
+  count: number;
+  last_at: Timestamp;
 }
 
 export type CampaignRow = Selectable<CampaignsTable>;

@@ -41,7 +41,7 @@ export interface MembershipsTable {
 export interface ApiKeysTable {
   id: Generated<string>;
   account_id: string;
-  user_id: string | null;
+  user_id: string;
   name: string;
   scopes: string[];
   key_hash: string;
@@ -112,7 +112,10 @@ export interface EventsTable {
 }
 
 export interface SuppressionsTable {
+  id: Generated<string>;
   account_id: string;
+  /** kept for manual entries only, so the list can show and export them; forgotten ones are the hash alone */
+  email: string | null;
   email_hash: string;
   reason: string;
   created_at: Timestamp;

@@ -37,6 +37,8 @@ export interface WebhookDeliveriesTable {
   event_type: string;
   payload: JsonColumn<WebhookPayload>;
   is_test: Generated<boolean>;
+  /** The delivery this one repeats (a replay), or null for the delivery fan-out queued. */
+  replay_of: Generated<string | null>;
   status: Generated<DeliveryStatus>;
   attempt_count: Generated<number>;
   next_attempt_at: NullableTimestamp;

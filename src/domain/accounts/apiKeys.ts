@@ -11,7 +11,7 @@ import { ScopeList } from './scopes.ts';
 import type { Db } from '../../db/client.ts';
 import { NotFound } from '../errors.ts';
 import { storableString } from '../storable.ts';
-import { parseInput } from '../validation.ts';
+import { instant, parseInput } from '../validation.ts';
 
 export const KEY_PREFIX = 'mailgrove_';
 export const KEY_PATTERN = /^mailgrove_[0-9a-f]{32}$/;
@@ -19,7 +19,11 @@ export const KEY_PATTERN = /^mailgrove_[0-9a-f]{32}$/;
 export const NewApiKey = z.object({
   name: storableString().trim().min(1, 'Name is required').max(100),
   scopes: ScopeList,
-  expires_at: z.coerce.date().optional().nullable(),
+  // in-process callers (tests, the CLI) may hand over a Date: it is held to the same rule as text
+  expires_at: z
+    .preprocess((v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString() : v), instant())
+    .optional()
+    .nullable(),
 });
 export type NewApiKey = z.input<typeof NewApiKey>;
 
@@ -45,10 +49,13 @@ export async function create(
   userId?: string | null,
 ): Promise<ApiKeyInfo & { key: string }> {
   const parsed = parseInput(NewApiKey, input);
+  // every account has an owner from its creation on: no owner means no such account
+  const owner = userId ?? (await repo.firstOwner(db, accountId));
+  if (!owner) throw new NotFound('Account not found');
   const key = KEY_PREFIX + randomBytes(16).toString('hex');
   const row = await keys.insert(db, {
     account_id: accountId,
-    user_id: userId ?? (await repo.firstOwner(db, accountId)),
+    user_id: owner,
     name: parsed.name,
     scopes: parsed.scopes,
     key_hash: hashKey(key),

@@ -4,6 +4,6 @@ export interface KeyContext {
   accountId: string;
   name: string;
   scopes: string[];
-  userId: string | null;
-  idpUserId: string | null;
+  userId: string;
+  idpUserId: string;
 }

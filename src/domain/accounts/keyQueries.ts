@@ -54,7 +54,7 @@ export async function exists(db: Db, accountId: string | null, keyId: string): P
 export function byHash(db: Db, keyHash: string) {
   return db
     .selectFrom('api_keys as k')
-    .leftJoin('users as u', 'u.id', 'k.user_id')
+    .innerJoin('users as u', 'u.id', 'k.user_id') // every key has a user (user_id is not null)
     .select([
       'k.id',
       'k.account_id',

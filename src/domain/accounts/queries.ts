@@ -8,6 +8,9 @@ type Role = MembershipsTable['role'];
 
 const USER_COLUMNS = ['id', 'idp_user_id', 'email', 'name'] as const;
 
+/** idp_user_id of an account's service owner (accounts.serviceOwner): a user that no person signs in as. */
+export const SERVICE_IDP_PREFIX = 'service|';
+
 // ---- accounts ----
 
 export function insertAccount(db: Db, values: Insertable<AccountsTable>) {
@@ -28,8 +31,15 @@ export function listAccounts(db: Db) {
 
 // ---- users ----
 
+/** Whether anyone can sign in yet: service owners of operator-made accounts do not count. */
 export async function hasUsers(db: Db): Promise<boolean> {
-  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+  const person = await db
+    .selectFrom('users')
+    .select('id')
+    .where('idp_user_id', 'not like', `${SERVICE_IDP_PREFIX}%`)
+    .limit(1)
+    .executeTakeFirst();
+  return person !== undefined;
 }
 
 /** Serialises "the first user of the instance": a second caller waits, then sees the first one's user. */
@@ -82,11 +92,13 @@ export async function setPassword(db: Db, userId: string, passwordHash: string):
   await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute();
 }
 
+/** undefined for an unknown email, and for a service owner: no one signs in as one. */
 export function setPasswordByEmail(db: Db, email: string, passwordHash: string) {
   return db
     .updateTable('users')
     .set({ password_hash: passwordHash })
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('idp_user_id', 'not like', `${SERVICE_IDP_PREFIX}%`)
     .returning(USER_COLUMNS)
     .executeTakeFirst();
 }
@@ -112,7 +124,7 @@ export function roleIn(db: Db, userId: string, accountId: string) {
     .executeTakeFirst();
 }
 
-/** The account's first owner, the user a key created without one is filed under. */
+/** The account's first owner, the user a key created without one is filed under; null: no such account. */
 export async function firstOwner(db: Db, accountId: string): Promise<string | null> {
   const m = await db
     .selectFrom('memberships')
@@ -125,15 +137,31 @@ export async function firstOwner(db: Db, accountId: string): Promise<string | nu
 }
 
 /** Locks the owners' memberships: two removals at once cannot both pass the last-owner check. */
+/** The owners a person can sign in as (the service owner is not one), locked against a concurrent removal. */
 export async function lockOwners(db: Db, accountId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('memberships')
-    .select('user_id')
-    .where('account_id', '=', accountId)
-    .where('role', '=', 'owner')
-    .forUpdate()
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select('memberships.user_id')
+    .where('memberships.account_id', '=', accountId)
+    .where('memberships.role', '=', 'owner')
+    .where((eb) =>
+      eb.or([eb('users.idp_user_id', 'is', null), eb('users.idp_user_id', 'not like', `${SERVICE_IDP_PREFIX}%`)]),
+    )
+    .forUpdate('memberships')
     .execute();
   return rows.map((r) => r.user_id);
+}
+
+/** The membership with its new role; undefined when the user is not a member of the account. */
+export function setRole(db: Db, accountId: string, userId: string, role: Role) {
+  return db
+    .updateTable('memberships')
+    .set({ role })
+    .where('account_id', '=', accountId)
+    .where('user_id', '=', userId)
+    .returning(['role', 'created_at'])
+    .executeTakeFirst();
 }
 
 /** How many memberships went (0 or 1). */

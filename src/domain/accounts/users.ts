@@ -196,6 +196,38 @@ export async function removeMember(db: Db, accountId: string, userId: string): P
   });
 }
 
+export const RoleChange = z.object({
+  role: z.enum(ROLES, { error: `Role must be one of: ${ROLES.join(', ')}` }),
+});
+export type RoleChange = z.input<typeof RoleChange>;
+
+/**
+ * Gives a member another role. Only an owner gives or takes the owner role (an admin cannot make
+ * themselves or anyone else an owner, nor demote one), and the last owner cannot be demoted.
+ */
+export async function changeRole(
+  db: Db,
+  accountId: string,
+  userId: string,
+  input: RoleChange,
+  byRole: Role,
+): Promise<Member> {
+  const { role } = parseInput(RoleChange, input);
+  return inTransaction(db, async (trx) => {
+    const current = await repo.roleIn(trx, userId, accountId);
+    if (!current) throw new NotFound('Member not found');
+    if (byRole !== 'owner' && (role === 'owner' || current.role === 'owner'))
+      throw Validation.field('role', 'Only an owner can give or take the owner role');
+    const owners = await repo.lockOwners(trx, accountId);
+    if (role !== 'owner' && owners.length === 1 && owners[0] === userId)
+      throw new StateConflict('The last owner cannot be demoted; make someone else an owner first');
+    await repo.setRole(trx, accountId, userId, role);
+    const member = (await repo.members(trx, accountId)).find((m) => m.id === userId);
+    if (!member) throw new NotFound('Member not found');
+    return member;
+  });
+}
+
 export const PasswordChange = z.object({
   current_password: z.string().max(200).optional(),
   new_password: Password,

@@ -154,11 +154,14 @@ export async function update(db: Db, accountId: string, id: string, input: Autom
   const redefines = u.trigger !== undefined || u.steps !== undefined;
   const checked = redefines ? await checkDefinition(db, accountId, u.trigger, u.steps) : {};
   await inTransaction(db, async (trx) => {
+    // the runs before the automation, the order the run worker takes them in (its run, then the
+    // automation's counters), so a disable and a run step cannot wait on each other. Runs of an
+    // automation that is already off have been canceled already, so this finds none.
+    if (u.enabled === false) await cancelRuns(trx, accountId, id, 'automation disabled');
     const row = await queries.lockAutomation(trx, accountId, id);
     if (!row) throw new NotFound(NOT_FOUND);
     if (redefines && row.enabled && u.enabled !== false)
       throw new StateConflict('Disable the automation before changing its trigger or steps');
-    if (u.enabled === false && row.enabled) await cancelRuns(trx, accountId, id, 'automation disabled');
     await queries.updateAutomation(trx, id, {
       ...(u.name !== undefined && { name: u.name }),
       ...(u.enabled !== undefined && { enabled: u.enabled }),
@@ -178,8 +181,12 @@ export function setEnabled(db: Db, accountId: string, id: string, enabled: boole
 
 /** Deletes the automation with its runs: nothing more is sent for it. */
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
-  const row = await queries.deleteAutomation(db, accountId, id);
-  if (!row) throw new NotFound(NOT_FOUND);
+  await inTransaction(db, async (trx) => {
+    // its runs first, in the run worker's order (see update), then the automation and, by cascade, the runs
+    await runQueries.lockRunsOf(trx, accountId, id);
+    const row = await queries.deleteAutomation(trx, accountId, id);
+    if (!row) throw new NotFound(NOT_FOUND);
+  });
 }
 
 /** Cancels every run in progress (waiting or due); a run mid-step sees it when it next locks its row. */
@@ -230,4 +237,36 @@ export async function activity(
     q,
     total,
   );
+}
+
+/** The stats of one send_email step's emails: how many went out, and what their recipients did. */
+export interface StepEmailStats extends automationEmails.EmailStats {
+  /** the step's path ("0", "2.then.1"); a step edited away since keeps its old path and subject null */
+  path: string;
+  subject: string | null;
+  sent: number;
+  failed: number;
+}
+
+/** Per-email stats: one line per send_email step of the automation (in step order), then any removed since. */
+export async function emailStatsBySteps(db: Db, accountId: string, id: string): Promise<StepEmailStats[]> {
+  const automation = await find(db, accountId, id);
+  const counts = new Map(
+    (await queries.emailCountsByStep(db, accountId, id)).map(({ step, ...c }) => [step, c] as const),
+  );
+  const zero = { sent: 0, failed: 0, ...automationEmails.NO_EMAIL_STATS };
+  const lines: StepEmailStats[] = [];
+  const walk = (list: Step[], prefix: string) =>
+    list.forEach((s, i) => {
+      const path = prefix ? `${prefix}.${i}` : String(i);
+      if (s.type === 'send_email') lines.push({ path, subject: s.subject, ...zero, ...counts.get(path) });
+      if (s.type === 'condition') {
+        walk(s.then, `${path}.then`);
+        walk(s.else, `${path}.else`);
+      }
+    });
+  walk(automation.steps as Step[], '');
+  const known = new Set(lines.map((l) => l.path));
+  for (const [path, c] of counts) if (!known.has(path)) lines.push({ path, subject: null, ...zero, ...c });
+  return lines;
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import type { AutomationEmailState, RunRow } from '../../db/schema/automations.ts';
 import { extractLinks } from '../../mail/tracking.ts';
-import type { Engagement } from '../campaigns/stats.ts';
+import { NO_ENGAGEMENT, type Engagement } from '../campaigns/stats.ts';
 import * as queries from './queries.ts';
 
 export interface TrackedEmail {
@@ -61,16 +61,7 @@ export async function interrupt(trx: Db, runId: string, step: string): Promise<v
 /** What automation stats read off the emails' rows: counted the way campaign stats count the ledger. */
 export type EmailStats = Engagement;
 
-export const NO_EMAIL_STATS: EmailStats = Object.freeze({
-  opens: 0,
-  unique_opens: 0,
-  clicks: 0,
-  unique_clicks: 0,
-  unsubscribes: 0,
-  bounces: 0,
-  complaints: 0,
-  soft_bounces: 0,
-});
+export const NO_EMAIL_STATS: EmailStats = NO_ENGAGEMENT;
 
 /** Per automation, read from its email rows (one aggregate, as campaign stats are). */
 export async function emailStats(db: Db, accountId: string, automationIds: string[]): Promise<Map<string, EmailStats>> {

@@ -1,8 +1,9 @@
 // SQL for automations, the emails their runs send (automation_emails and their link sets) and the rows of
 // other contexts an automation's definition and steps look at: one function per query. Reads that answer
 // an account filter by accountId; the run worker finds rows by their own ids.
-import type { Expression, ExpressionBuilder, Insertable, SqlBool, Updateable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Insertable, type SqlBool, type Updateable } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { ownedRows } from '../../db/owned.ts';
 import type { AutomationEmailsTable, AutomationsTable } from '../../db/schema/automations.ts';
 import type { DB } from '../../db/schema.ts';
 import { engagementCounts } from '../campaigns/stats.ts';
@@ -15,14 +16,8 @@ export function insertAutomation(db: Db, row: Insertable<AutomationsTable>) {
   return db.insertInto('automations').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findAutomation(db: Db, accountId: string, id: string) {
-  return db
-    .selectFrom('automations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+const automations = ownedRows('automations');
+export const findAutomation = automations.find;
 
 /** The automation locked for a change that must not race a run reading its steps. */
 export function lockAutomation(trx: Db, accountId: string, id: string) {
@@ -40,39 +35,15 @@ export function automationById(db: Db, id: string) {
   return db.selectFrom('automations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function automationPage(db: Db, accountId: string, limit: number, offset: number) {
-  return db
-    .selectFrom('automations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-}
+export const automationPage = automations.page;
 
-export async function countAutomations(db: Db, accountId: string): Promise<number> {
-  const { total } = await db
-    .selectFrom('automations')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(total);
-}
+export const countAutomations = automations.count;
 
 export async function updateAutomation(trx: Db, id: string, changes: Updateable<AutomationsTable>): Promise<void> {
   await trx.updateTable('automations').set(changes).where('id', '=', id).execute();
 }
 
-export function deleteAutomation(db: Db, accountId: string, id: string) {
-  return db
-    .deleteFrom('automations')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst();
-}
+export const deleteAutomation = automations.remove;
 
 export type Counter = 'runs_completed' | 'runs_canceled' | 'runs_failed' | 'emails_sent';
 
@@ -137,6 +108,22 @@ export function emailCounts(db: Db, accountId: string, automationIds: string[]) 
     .execute();
 }
 
+/** Per send_email step of one automation: emails sent and failed, and their engagement counted as campaigns count it. */
+export function emailCountsByStep(db: Db, accountId: string, automationId: string) {
+  return db
+    .selectFrom('automation_emails')
+    .select([
+      'step',
+      sql<number>`count(*) filter (where state = 'sent')::int`.as('sent'),
+      sql<number>`count(*) filter (where state = 'failed')::int`.as('failed'),
+      ...engagementCounts(),
+    ])
+    .where('account_id', '=', accountId)
+    .where('automation_id', '=', automationId)
+    .groupBy('step')
+    .execute();
+}
+
 // ---- rows of other contexts that definitions and steps look at ----
 
 export async function existsInAccount(
@@ -182,25 +169,6 @@ export async function subscriberMatches(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .where(where)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-export function groupOf(db: Db, accountId: string, id: string) {
-  return db
-    .selectFrom('groups')
-    .select(['id', 'name'])
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-export async function isMember(db: Db, groupId: string, subscriberId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('subscriber_groups')
-    .select('group_id')
-    .where('group_id', '=', groupId)
-    .where('subscriber_id', '=', subscriberId)
     .executeTakeFirst();
   return row !== undefined;
 }

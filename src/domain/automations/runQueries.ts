@@ -154,7 +154,22 @@ export async function updateRun(trx: Db, runId: string, changes: Updateable<Auto
   await trx.updateTable('automation_runs').set(changes).where('id', '=', runId).execute();
 }
 
-/** Cancels the automation's active runs, appending `entry` (a JSON array) to each history; returns how many. */
+/** Locks every run of an automation, in id order, so two callers taking them all never cross. */
+export async function lockRunsOf(trx: Db, accountId: string, automationId: string): Promise<void> {
+  await trx
+    .selectFrom('automation_runs')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('automation_id', '=', automationId)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * Cancels the automation's active runs, appending `entry` (a JSON array) to each history; returns how
+ * many. The rows are locked in id order first, so two cancels of one automation never deadlock.
+ */
 export async function cancelActiveRuns(
   trx: Db,
   accountId: string,
@@ -171,9 +186,16 @@ export async function cancelActiveRuns(
       updated_at: new Date(),
       history: sql<string>`history || ${entry}::jsonb`,
     })
-    .where('account_id', '=', accountId)
-    .where('automation_id', '=', automationId)
-    .where('status', '=', 'active')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('automation_runs')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('automation_id', '=', automationId)
+        .where('status', '=', 'active')
+        .orderBy('id')
+        .forUpdate(),
+    )
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

@@ -12,14 +12,16 @@ import { compileTemplate, renderMessage } from '../../mail/render.ts';
 import { automationTrackToken, trackingUrls } from '../../mail/tracking.ts';
 import { newMessageId, type MailTransport, type OutgoingMessage, type SendResult } from '../../mail/transport.ts';
 import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
-import * as subscriberRepo from '../subscribers/queries.ts';
 import * as automationEmails from './emails.ts';
 import * as queries from './queries.ts';
 import * as runQueries from './runQueries.ts';
 import { branchPath, delayMs, nextPath, stepAt, type Step } from './steps.ts';
-import { Validation } from '../errors.ts';
+import { NotFound, Validation } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
+import { applyAtSend } from '../feedback/bounces.ts';
+import { classify, parseReply } from '../feedback/smtpReply.ts';
 import * as fields from '../subscribers/fields.ts';
+import * as groups from '../subscribers/groups.ts';
 import { whereMatches } from '../segments/filter.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
@@ -168,23 +170,15 @@ async function changeGroup(
   type: 'add_to_group' | 'remove_from_group',
   groupId: string,
 ): Promise<string> {
-  const group = await queries.groupOf(trx, sub.account_id, groupId);
-  if (!group) return 'skipped: group not found';
-  if (type === 'add_to_group') {
-    if (await queries.isMember(trx, groupId, sub.id)) return 'already a member';
-    await subscribers.joinGroups(trx, sub.account_id, sub, [groupId]);
-    return 'added';
+  // the same membership change and event as the API's; a group deleted since the step was saved is skipped
+  try {
+    if (type === 'add_to_group')
+      return (await groups.assign(trx, sub.account_id, groupId, sub.id)).added ? 'added' : 'already a member';
+    return (await groups.unassign(trx, sub.account_id, groupId, sub.id)).removed ? 'removed' : 'not a member';
+  } catch (err) {
+    if (err instanceof NotFound && err.message === groups.NOT_FOUND) return 'skipped: group not found';
+    throw err;
   }
-  const removed = await subscriberRepo.removeFromGroups(trx, sub.account_id, sub.id, [groupId]);
-  if (removed.length === 0) return 'not a member';
-  await recordEvent(
-    trx,
-    sub.account_id,
-    'subscriber.removed_from_group',
-    { subscriber: { id: sub.id, email: sub.email }, group },
-    sub.id,
-  );
-  return 'removed';
 }
 
 async function updateField(trx: Db, sub: SubscriberRow, field: string, value: unknown): Promise<string> {
@@ -253,6 +247,22 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
     r.ok ? 'sent' : retry ? 'sending' : 'failed',
     r.ok ? r.messageId : undefined,
   );
+  if (!r.ok && r.code !== undefined) {
+    // the campaign rule: a mailbox that does not exist bounces the subscriber (and the run then fails)
+    const reply = parseReply(r.code, r.error);
+    if (classify(reply) === 'hard') {
+      const source = { automation_id: p.automation.id, step: path, run_id: run.id };
+      const row = { table: 'automation_emails' as const, id: p.email.id, message_id: p.messageId, source };
+      const bounce = {
+        subscriberId: p.sub.id,
+        email: p.sub.email,
+        row,
+        messageId: p.messageId,
+        extra: { smtp_status: reply.status },
+      };
+      await applyAtSend(trx, run.account_id, [bounce], [], 0);
+    }
+  }
   if (r.ok) {
     const source = { automation_id: p.automation.id, step: path, run_id: run.id };
     await recordEvent(

@@ -8,7 +8,7 @@ import { Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { SegmentFilter, validateFor, type Filter } from '../segments/filter.ts';
 import { Email, SubscriberUpdate } from '../subscribers/subscribers.ts';
-import { parseInput } from '../validation.ts';
+import { int4, parseInput } from '../validation.ts';
 import { existsInAccount } from './queries.ts';
 
 const guid = (what: string) => z.guid(`${what} must be a UUID`);
@@ -53,11 +53,7 @@ const StepShape: z.ZodType<Step> = z.discriminatedUnion(
   [
     z.object({
       type: z.literal('delay'),
-      amount: z
-        .number({ error: 'amount must be a whole number' })
-        .int('amount must be a whole number')
-        .min(1, 'amount must be at least 1')
-        .max(100_000),
+      amount: int4({ min: 1, max: 100_000 }),
       unit: z.enum(UNITS, { error: 'unit must be one of: minutes, hours, days' }),
     }),
     z.object({

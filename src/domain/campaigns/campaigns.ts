@@ -7,15 +7,15 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { CampaignRow, CampaignStatus } from '../../db/schema/campaigns.ts';
 import { bulkHeaders, resolveSender } from '../../mail/headers.ts';
-import { renderMessage } from '../../mail/render.ts';
-import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
 import { NotFound, StateConflict, Validation, type FieldErrors } from '../errors.ts';
 import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
 import { checkGroups, Email } from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
 import { parseInput } from '../validation.ts';
 import * as ledger from './ledger.ts';
+import { PREVIEW_LINK, previewSubscriber, renderPreview } from './previewing.ts';
 import * as queries from './queries.ts';
+import { contentColumns, type ContentInput } from './content.ts';
 import * as campaignStats from './stats.ts';
 import { compileChecked } from './templates.ts';
 
@@ -70,10 +70,14 @@ export type ListQuery = z.input<typeof ListQuery>;
 
 export type RecipientsQuery = campaignStats.RecipientsQuery;
 
-export type Campaign = Omit<CampaignRow, 'account_id'> & { stats: campaignStats.Stats };
+export type Campaign = Omit<CampaignRow, 'account_id' | 'content_format' | 'content_source' | 'suppressed_count'> & {
+  stats: campaignStats.Stats;
+};
 
-export async function create(db: Db, accountId: string, input: NewCampaign): Promise<Campaign> {
-  const a = parseInput(NewCampaign, input);
+/** `content`: a source and format (the dashboard's editor) instead of content_html; see content.ts. */
+export async function create(db: Db, accountId: string, input: NewCampaign, content?: ContentInput): Promise<Campaign> {
+  const a = { ...parseInput(NewCampaign, input) };
+  Object.assign(a, await contentColumns(a.content_html, content));
   checkTemplates(a);
   return inTransaction(db, async (trx) => {
     const group_ids = await checkGroups(trx, accountId, a.group_ids ?? []);
@@ -109,11 +113,18 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
   );
 }
 
-export async function update(db: Db, accountId: string, id: string, input: CampaignUpdate): Promise<Campaign> {
-  const u = parseInput(CampaignUpdate, input);
+export async function update(
+  db: Db,
+  accountId: string,
+  id: string,
+  input: CampaignUpdate,
+  content?: ContentInput,
+): Promise<Campaign> {
+  const u = { ...parseInput(CampaignUpdate, input) };
   return inTransaction(db, async (trx) => {
     const before = await find(trx, accountId, id, true);
     if (before.status !== 'draft') throw new StateConflict('Only draft campaigns can be updated');
+    Object.assign(u, await contentColumns(u.content_html, content, before));
     checkTemplates({ ...before, ...u });
     const group_ids = u.group_ids === undefined ? undefined : await checkGroups(trx, accountId, u.group_ids);
     const segment_ids =
@@ -206,34 +217,20 @@ export type PreviewInput = z.input<typeof PreviewInput>;
 export async function preview(db: Db, config: Config, accountId: string, id: string, input: PreviewInput) {
   const p = parseInput(PreviewInput, input);
   const c = await find(db, accountId, id);
-  const sub = p.subscriber_id || p.email ? await queries.findSubscriber(db, accountId, p) : undefined;
-  if ((p.subscriber_id || p.email) && !sub) throw new NotFound('Subscriber not found');
-  const subscriber = sub ?? {
-    id: '00000000-0000-4000-8000-000000000000',
-    email: 'preview@example.com',
-    first_name: 'Preview',
-    custom_fields: {},
-  };
-  const template = compileChecked({
-    subject: c.subject ?? '',
-    html: c.content_html ?? '',
-    text: c.content_text,
-    preview_text: c.preview_text,
-  });
-  const unsubscribe = unsubscribeUrl(config, accountId, subscriber.id, { campaign_id: c.id });
+  const subscriber = await previewSubscriber(db, accountId, p);
+  const message = renderPreview(
+    { subject: c.subject ?? '', html: c.content_html ?? '', text: c.content_text, preview_text: c.preview_text },
+    subscriber,
+    { id: c.id, name: c.name },
+  );
   const account = await queries.account(db, accountId);
   const sender = resolveSender(config, c, account);
-  const message = renderMessage(template, {
-    subscriber,
-    campaign: { id: c.id, name: c.name },
-    unsubscribeUrl: unsubscribe,
-  });
   return {
     ...message,
     from: sender.from,
     reply_to: sender.replyTo ?? null,
     to: subscriber.email,
-    headers: bulkHeaders(config, unsubscribe),
+    headers: bulkHeaders(config, PREVIEW_LINK),
   };
 }
 
@@ -243,8 +240,10 @@ export async function find(db: Db, accountId: string, id: string, forUpdate = fa
   return row;
 }
 
+// content_format and content_source are the dashboard editor's, suppressed_count the report's: the REST and
+// MCP campaign keeps its fields
 function present(row: CampaignRow, stats: campaignStats.Stats): Campaign {
-  const { account_id: _a, ...rest } = row;
+  const { account_id: _a, content_format: _f, content_source: _s, suppressed_count: _n, ...rest } = row;
   return { ...rest, stats };
 }
 

@@ -4,8 +4,10 @@ import type { Db } from '../../db/client.ts';
 import type { CampaignRow } from '../../db/schema/campaigns.ts';
 import { extractLinks } from '../../mail/tracking.ts';
 import * as segments from '../segments/segments.ts';
-import { hashEmail } from '../subscribers/suppressions.ts';
+import { checkGroups } from '../subscribers/subscribers.ts';
+import * as suppressions from '../subscribers/suppressions.ts';
 import * as queries from './ledgerQueries.ts';
+import { knownSuppressed } from './suppressedQueries.ts';
 import { setCampaign } from './queries.ts';
 
 export { skipQueued } from './ledgerQueries.ts';
@@ -31,19 +33,62 @@ export async function start(
   // a segment deleted since the campaign was scheduled no longer contributes (a group likewise has no members)
   const segmentIds = await queries.existingSegments(trx, c.account_id, c.segment_ids);
   const inSegments = segmentIds.length > 0 ? await segments.whereInAny(trx, c.account_id, segmentIds) : undefined;
+  // counted before the check below marks more, so nobody is counted twice
+  const known = await knownSuppressed(trx, c.account_id, c.group_ids, inSegments);
   await queries.freezeAudience(trx, c, inSegments);
-  await dropSuppressed(trx, c, secret);
-  return setCampaign(trx, c.id, { status: 'sending', delivery, started_at: new Date(), updated_at: new Date() });
-}
-
-// suppressions hold HMACs, which SQL cannot compute without pgcrypto: when (and only when) the account
-// has any, the frozen addresses are hashed here and the matches removed in one statement
-async function dropSuppressed(trx: Db, c: CampaignRow, secret: string): Promise<void> {
-  if (!(await queries.hasSuppressions(trx, c.account_id))) return;
-  const hashes = await queries.suppressionHashes(trx, c.account_id);
-  const rows = await queries.frozenAddresses(trx, c.id);
+  const unchecked = await queries.uncheckedFrozen(trx, c.account_id, c.id);
+  const suppressed = await check(trx, secret, c.account_id, unchecked);
   await queries.removeRecipients(
     trx,
-    rows.filter((r) => hashes.has(hashEmail(secret, r.email))).map((r) => r.id),
+    unchecked.filter((r) => suppressed.has(r.subscriber_id)).map((r) => r.id),
   );
+  return setCampaign(trx, c.id, {
+    status: 'sending',
+    delivery,
+    started_at: new Date(),
+    updated_at: new Date(),
+    suppressed_count: known + suppressed.size,
+  });
+}
+
+/**
+ * How many a send to these groups and segments would reach now: the freeze's own rule (active, each once,
+ * minus suppressed addresses), counted in one query. Unknown ids are a Validation, as on save.
+ */
+export async function audienceCount(
+  db: Db,
+  secret: string,
+  accountId: string,
+  groupIds: string[],
+  segmentIds: string[],
+): Promise<number> {
+  const groups = await checkGroups(db, accountId, groupIds);
+  // whereInAny reports unknown segment ids itself
+  const inSegments = segmentIds.length > 0 ? await segments.whereInAny(db, accountId, segmentIds) : undefined;
+  if (groups.length === 0 && !inSegments) return 0;
+  const { size, unchecked } = await queries.audienceSize(db, accountId, groups, inSegments);
+  return size - (await check(db, secret, accountId, unchecked)).size;
+}
+
+// suppressions hold HMACs under the secret, which stays out of SQL: the audience query leaves out who is
+// already known to be suppressed, and the addresses written since their account's first suppression that
+// nobody has checked yet (migration 20261124_0900 lists them) are hashed here, in batches, and the answer
+// recorded so the next audience reads it. Returns the subscribers among `rows` that are suppressed.
+const CHECK_BATCH = 5_000;
+
+async function check(db: Db, secret: string, accountId: string, rows: queries.Unchecked[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < rows.length; i += CHECK_BATCH) {
+    const batch = rows.slice(i, i + CHECK_BATCH);
+    const hit = await suppressions.suppressedAmong(
+      db,
+      secret,
+      accountId,
+      batch.map((r) => r.email),
+    );
+    const answers = batch.map((r) => ({ ...r, suppressed: hit.has(r.email.trim().toLowerCase()) }));
+    await queries.recordChecks(db, accountId, answers);
+    for (const a of answers) if (a.suppressed) found.add(a.subscriber_id);
+  }
+  return found;
 }

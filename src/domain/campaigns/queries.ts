@@ -32,14 +32,10 @@ export async function campaignPage(
     .selectFrom('campaigns')
     .where('account_id', '=', accountId)
     .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
-  const rows = await base
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const [rows, { n }] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
   return { rows, total: Number(n) };
 }
 
@@ -115,6 +111,8 @@ export function statsRows(db: Db, accountId: string, campaignIds: string[]) {
       sql<number>`(count(*) filter (where state = 'interrupted'))::int`.as('interrupted'),
       sql<number>`(count(*) filter (where state in ('queued', 'sending')))::int`.as('pending'),
       ...engagementCounts(),
+      sql<number>`coalesce(sum(machine_opens), 0)::int`.as('machine_opens'),
+      sql<number>`(count(*) filter (where ${HUMAN_OPENED}))::int`.as('unique_human_opens'),
     ])
     .where('account_id', '=', accountId)
     .where('campaign_id', 'in', campaignIds)
@@ -122,16 +120,24 @@ export function statsRows(db: Db, accountId: string, campaignIds: string[]) {
     .execute();
 }
 
+/** A ledger row a person opened: an open no privacy proxy made, or a click (which a proxy does not make). */
+export const HUMAN_OPENED = sql<boolean>`(opens > machine_opens or clicked_at is not null)`;
+
+/** An email row's opens: at least one once it was opened, which a click implies. */
+const OPENS = sql<number>`greatest(opens, (opened_at is not null)::int)`;
+
 /**
  * What campaign and automation stats both count off their email rows (campaign_recipients and
  * automation_emails carry the same engagement columns): opens and clicks (total and unique), unsubscribes,
- * bounces, complaints and soft bounces.
+ * bounces, complaints and soft bounces. A click marks the email opened without adding to its opens (the
+ * pixel did not load: images off), so a row counts at least one open once opened_at is set, and totals
+ * are never below their uniques.
  */
 export function engagementCounts() {
   return [
-    sql<number>`coalesce(sum(opens), 0)::int`.as('opens'),
+    sql<number>`coalesce(sum(${OPENS}), 0)::int`.as('opens'),
     sql<number>`count(opened_at)::int`.as('unique_opens'),
-    sql<number>`coalesce(sum(clicks), 0)::int`.as('clicks'),
+    sql<number>`coalesce(sum(greatest(clicks, (clicked_at is not null)::int)), 0)::int`.as('clicks'),
     sql<number>`count(clicked_at)::int`.as('unique_clicks'),
     sql<number>`count(unsubscribed_at)::int`.as('unsubscribes'),
     sql<number>`count(bounced_at)::int`.as('bounces'),
@@ -140,8 +146,8 @@ export function engagementCounts() {
   ] as const;
 }
 
-// each filter is a fixed expression over the ledger row, chosen from this whitelist by the zod enum
-const FILTERS = {
+// each filter is a fixed expression over the ledger row (alias r), chosen from this whitelist by the zod enum
+export const FILTERS = {
   sent: sql<boolean>`r.state = 'sent'`,
   failed: sql<boolean>`r.state = 'failed'`,
   opened: sql<boolean>`r.opened_at is not null`,
@@ -180,13 +186,17 @@ export async function recipientPage(
       'r.message_id',
       'r.last_error',
       'r.sent_at',
-      'r.opens',
+      sql<number>`greatest(r.opens, (r.opened_at is not null)::int)`.as('opens'),
       'r.clicks',
       'r.opened_at',
       'r.clicked_at',
       'r.unsubscribed_at',
       'r.bounced_at',
       'r.complained_at',
+      'r.smtp_code',
+      'r.smtp_status',
+      'r.smtp_reply',
+      'r.failure',
     ])
     .orderBy('r.id')
     .limit(limit)

@@ -1,27 +1,45 @@
-// The steps the campaign send workers run, at most once per recipient: rows are claimed as 'sending' and
-// committed BEFORE any SMTP call; a row found in 'sending' whose worker is gone becomes 'interrupted' and
-// is never sent again. Each step is one set-based statement per batch, never a query per recipient, and
+// The steps the campaign send workers run, at most once per recipient: rows are claimed for a worker,
+// and each becomes 'sending', committed, just BEFORE its SMTP call; a row found in 'sending' whose worker
+// is gone becomes 'interrupted' and is never sent again, a claim of such a worker goes back to the queue. Each step is one set-based statement per batch, never a query per recipient, and
 // composing a message allocates only what that message needs (the lanes send 100k messages a run).
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import { prepare, type PreparedCampaign } from '../../mail/campaignMessage.ts';
 import type { OutgoingMessage, SendResult } from '../../mail/transport.ts';
 import { recordEvent } from '../events/log.ts';
+import { applyAtSend, type HardBounce } from '../feedback/bounces.ts';
+import { classify, parseReply, type SmtpReply } from '../feedback/smtpReply.ts';
 import { inTransaction } from '../transaction.ts';
+import * as ledger from './ledgerQueries.ts';
 import { heartbeat, interruptOrphans, links, markSentIfDone, type Claimed, type Outcome } from './ledgerQueries.ts';
 import * as queries from './queries.ts';
 import * as campaignStats from './stats.ts';
 
 export type { PreparedCampaign } from '../../mail/campaignMessage.ts';
 export type { Claimed, Outcome } from './ledgerQueries.ts';
-export { claim, heartbeat, interruptOrphans, record, retireWorker, sendingCampaigns } from './ledgerQueries.ts';
+export {
+  backOff,
+  backoffs,
+  claim,
+  defer,
+  heartbeat,
+  interruptOrphans,
+  promote,
+  retireWorker,
+  sendingCampaigns,
+} from './ledgerQueries.ts';
 export { campaignStatus } from './queries.ts';
 
 /**
- * Keeps worker `me` among the live ones (its heartbeat) and marks 'interrupted' what dead workers left
- * mid-send (with `allButMe`, every other worker's rows). Returns how many rows were interrupted.
+ * Keeps worker `me` among the live ones (its heartbeat), marks 'interrupted' what dead workers left
+ * mid-send and puts back in the queue what they had only claimed (with `allButMe`, every other worker's
+ * rows). Returns how many rows were interrupted and how many given back.
  */
-export async function keepAlive(db: Db, me: string, opts: { leaseMs: number; allButMe?: boolean }): Promise<number> {
+export async function keepAlive(
+  db: Db,
+  me: string,
+  opts: { leaseMs: number; allButMe?: boolean },
+): Promise<{ interrupted: number; released: number }> {
   await heartbeat(db, me);
   return interruptOrphans(db, { ...opts, me });
 }
@@ -50,7 +68,7 @@ export async function prepareCampaign(db: Db, config: Config, campaignId: string
 /** A batch whose campaign could not be prepared: a template that compiled when saved should not fail here; if it does, nobody gets a broken mail. */
 export function failAll(batch: Claimed[], err: unknown): Outcome[] {
   const error = `Template error: ${(err as Error).message}`;
-  return batch.map((r) => ({ id: r.id, state: 'failed' as const, error }));
+  return batch.map((r) => ({ id: r.id, state: 'failed' as const, error, failure: 'error' as const }));
 }
 
 /** The rows still to mail: the audience was frozen earlier, and whoever unsubscribed, bounced or complained since is skipped. */
@@ -72,22 +90,94 @@ export function compose(
   try {
     return [{ row, msg: campaign.build({ ...row, id: row.subscriber_id }) }];
   } catch (err) {
-    outcomes.push({ id: row.id, state: 'failed', error: `Template error: ${(err as Error).message}` });
+    outcomes.push({
+      id: row.id,
+      state: 'failed',
+      error: `Template error: ${(err as Error).message}`,
+      failure: 'error',
+    });
     return [];
   }
 }
 
-/** What the mail server's answer makes of the row: sent, failed for good, or queued again after a backoff. */
+/**
+ * What the mail server's answer makes of the row, by the one classifier (feedback/smtpReply.ts): sent;
+ * failed for good as bounced (hard), blocked (5.7.x) or rejected (any other 5xx); or queued again after
+ * a backoff (4xx, no answer) until SEND_MAX_ATTEMPTS ran out, then failed as expired (a 4xx) or error
+ * (never an answer). The reply is kept on the row.
+ */
 export function outcomeOf(
-  config: Pick<Config, 'SEND_MAX_ATTEMPTS' | 'SEND_RETRY_BASE_MS'>,
+  config: Pick<Config, 'SEND_MAX_ATTEMPTS' | 'SEND_RETRY_BASE_MS'> & Partial<Pick<Config, 'SOFT_BOUNCE_LIMIT'>>,
   row: Claimed,
   res: SendResult,
 ): Outcome {
-  if (res.ok) return { id: row.id, state: 'sent', message_id: res.messageId };
+  if (res.ok) {
+    // the 250 line costs one short regex; the outbox has no reply at all
+    return res.response === undefined
+      ? { id: row.id, state: 'sent', message_id: res.messageId }
+      : { id: row.id, state: 'sent', message_id: res.messageId, reply: parseReply(null, res.response) };
+  }
   const { SEND_MAX_ATTEMPTS: max, SEND_RETRY_BASE_MS: base } = config;
   const error = res.code ? `${res.code} ${res.error}`.slice(0, 1000) : res.error.slice(0, 1000);
-  if (res.permanent || row.attempts >= Math.max(1, max)) return { id: row.id, state: 'failed', error };
-  return { id: row.id, state: 'queued', error, retry_in_ms: Math.max(1, base * 2 ** (row.attempts - 1)) };
+  const parsed = res.code === undefined ? parseReply(null, '') : parseReply(res.code, res.error);
+  // a lost connection or a timeout is no reply: nothing of it is stored as one
+  const reply: SmtpReply | undefined = parsed.code === null ? undefined : parsed;
+  const klass = reply ? classify(reply) : res.permanent ? 'failed' : 'deferred';
+  if (klass === 'hard') return { id: row.id, state: 'failed', error, failure: 'bounced', reply };
+  if (klass === 'blocked') return { id: row.id, state: 'failed', error, failure: 'blocked', reply };
+  if (klass === 'failed') return { id: row.id, state: 'failed', error, failure: reply ? 'rejected' : 'error', reply };
+  if (row.attempts >= Math.max(1, max)) {
+    if (!reply) return { id: row.id, state: 'failed', error, failure: 'error' };
+    // a mailbox that stayed unavailable is a soft bounce of the subscriber; a provider that kept
+    // throttling the sender says nothing about the mailbox
+    const soft = klass === 'deferred' ? { soft_bounce_limit: config.SOFT_BOUNCE_LIMIT ?? 0 } : {};
+    return { id: row.id, state: 'failed', error, failure: 'expired', reply, ...soft };
+  }
+  const retry_in_ms = Math.max(1, base * 2 ** (row.attempts - 1));
+  return { id: row.id, state: 'queued', error, retry_in_ms, reply, reply_class: klass };
+}
+
+/**
+ * Writes a batch's outcomes (one statement); when the batch had hard bounces or expired deferrals, their
+ * subscribers go through the bounce rules in the same transaction. Returns how many rows were written.
+ */
+export async function record(db: Db, workerId: string, outcomes: Outcome[]): Promise<number> {
+  // the rows the bounce rules have to see: hard bounces, and expired deferrals that count as soft ones
+  const softLimit = new Map<number, number>();
+  for (const o of outcomes) {
+    if (o.state !== 'failed') continue;
+    if (o.failure === 'bounced') softLimit.set(o.id, 0);
+    else if (o.failure === 'expired' && o.soft_bounce_limit) softLimit.set(o.id, o.soft_bounce_limit);
+  }
+  if (softLimit.size === 0) return (await ledger.record(db, workerId, outcomes)).n;
+  return inTransaction(db, async (trx) => {
+    const { n, followUps } = await ledger.record(trx, workerId, outcomes);
+    const byAccount = new Map<string, { hard: HardBounce[]; soft: HardBounce[]; limit: number }>();
+    for (const f of followUps) {
+      if (!softLimit.has(f.id)) continue;
+      const acc = byAccount.get(f.account_id) ?? { hard: [], soft: [], limit: 0 };
+      byAccount.set(f.account_id, acc);
+      const bounce: HardBounce = {
+        subscriberId: f.subscriber_id,
+        email: f.email,
+        row: {
+          table: 'campaign_recipients',
+          id: f.id,
+          message_id: f.message_id,
+          source: { campaign_id: f.campaign_id },
+        },
+        messageId: f.message_id,
+        extra: { smtp_status: f.smtp_status },
+      };
+      if (f.failure === 'bounced') acc.hard.push(bounce);
+      else {
+        acc.soft.push(bounce);
+        acc.limit = softLimit.get(f.id)!;
+      }
+    }
+    for (const [accountId, a] of byAccount) await applyAtSend(trx, accountId, a.hard, a.soft, a.limit);
+    return n;
+  });
 }
 
 /** A row never handed to SMTP (shutdown): back to the queue for the next worker, its attempt not counted. */
@@ -97,6 +187,19 @@ export function released(row: Claimed): Outcome {
 
 export function cancelled(row: Claimed): Outcome {
   return { id: row.id, state: 'skipped', error: 'Campaign was cancelled' };
+}
+
+/** Whether the mail server's answer asks the recipient's whole provider to slow down (421, 4.7.x). */
+export function isThrottled(res: SendResult): boolean {
+  return !res.ok && res.code !== undefined && classify(parseReply(res.code, res.error)) === 'throttled';
+}
+
+/**
+ * A message the provider throttled is tried again when the provider's backoff ends rather than after the
+ * recipient's own retry delay (the other rows for the provider wait as long without an attempt).
+ */
+export function throttledOutcome(base: Outcome, until: Date): Outcome {
+  return base.state === 'queued' ? { ...base, retry_in_ms: Math.max(1, until.getTime() - Date.now()) } : base;
 }
 
 /** A send that threw instead of answering (connection lost, …): worth another try. */

@@ -26,10 +26,17 @@ export interface Stats {
   interrupted: number;
   pending: number;
   soft_bounces: number;
+  /** beyond the spec's list: of opens, the pixel loads of privacy proxies (feedback/machineOpens.ts) */
+  machine_opens: number;
+  /** emails a person opened: unique_opens without those only a privacy proxy loaded */
+  unique_human_opens: number;
 }
 
 /** The engagement part of the stats, which automation stats share (engagementCounts). */
-export type Engagement = Omit<Stats, 'recipients' | 'sent' | 'failed' | 'skipped' | 'interrupted' | 'pending'>;
+export type Engagement = Omit<
+  Stats,
+  'recipients' | 'sent' | 'failed' | 'skipped' | 'interrupted' | 'pending' | 'machine_opens' | 'unique_human_opens'
+>;
 
 export const EMPTY: Stats = Object.freeze({
   recipients: 0,
@@ -46,7 +53,23 @@ export const EMPTY: Stats = Object.freeze({
   interrupted: 0,
   pending: 0,
   soft_bounces: 0,
+  machine_opens: 0,
+  unique_human_opens: 0,
 });
+
+const {
+  recipients: _r,
+  sent: _s,
+  failed: _f,
+  skipped: _k,
+  interrupted: _i,
+  pending: _p,
+  machine_opens: _m,
+  unique_human_opens: _h,
+  ...engagement
+} = EMPTY;
+/** No engagement yet: what an automation without emails counts. */
+export const NO_ENGAGEMENT: Engagement = Object.freeze(engagement);
 
 export async function of(db: Db, accountId: string, campaignIds: string[]): Promise<Map<string, Stats>> {
   if (campaignIds.length === 0) return new Map();

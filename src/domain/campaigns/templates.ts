@@ -1,21 +1,45 @@
 // Templates as the domain sees them: a Liquid error is a Validation error naming the field it is in —
 // subject, content_html, content_text, the names campaigns and the automations' send_email step share.
+// A template is also rendered once when it is checked, for a sample subscriber: errors that only show when
+// rendering (an endless loop, a template too large once rendered) are refused at save, not found at send.
 import {
   compileTemplate,
+  renderMessage,
   TemplateError,
   type CompiledTemplate,
   type CompileTracking,
   type MessageTemplate,
+  type RenderContext,
+  type RenderedMessage,
   type TemplatePart,
 } from '../../mail/render.ts';
 import { firstProblem, Validation, type FieldErrors } from '../errors.ts';
 
 const FIELDS: Record<TemplatePart, string> = { subject: 'subject', html: 'content_html', text: 'content_text' };
 
-/** compileTemplate, with a Liquid error thrown as Validation ("content_html: Template error: …"). */
+/** Who a template is rendered for when no subscriber is named (the save-time check, a preview without one). */
+export const SAMPLE_SUBSCRIBER = {
+  id: '00000000-0000-4000-8000-000000000000',
+  email: 'preview@example.com',
+  first_name: 'Preview',
+  custom_fields: {},
+};
+
+/** compileTemplate and one sample render, with a Liquid error thrown as Validation ("content_html: Template error: …"). */
 export function compileChecked(t: MessageTemplate, tracking?: CompileTracking): CompiledTemplate {
+  const template = checked(() => compileTemplate(t, tracking));
+  renderChecked(template, { subscriber: SAMPLE_SUBSCRIBER, unsubscribeUrl: 'https://example.com/u' });
+  return template;
+}
+
+/** renderMessage, with a render-time Liquid error (time or size limit) thrown as Validation. */
+export function renderChecked(template: CompiledTemplate, ctx: RenderContext): RenderedMessage {
+  return checked(() => renderMessage(template, ctx));
+}
+
+function checked<T>(fn: () => T): T {
   try {
-    return compileTemplate(t, tracking);
+    return fn();
   } catch (err) {
     if (!(err instanceof TemplateError)) throw err;
     const fields: FieldErrors = {};

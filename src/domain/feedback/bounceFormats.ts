@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { Validation } from '../errors.ts';
 import { parseInput } from '../validation.ts';
+import { classify, parseReply, type ReplyClass } from './smtpReply.ts';
 
 export const PROVIDERS = ['ses', 'sendgrid', 'postmark', 'generic'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -17,6 +18,10 @@ export interface BounceReport {
   /** the Message-ID we sent, without angle brackets, when the provider echoes it */
   message_id?: string;
   detail?: string;
+  /** the enhanced status code the provider quoted (its own field or its diagnostic), when there was one */
+  smtp_status?: string;
+  /** what the quoted reply is by the one classifier (smtpReply.ts), when the report quoted one */
+  reply_class?: ReplyClass;
 }
 
 export interface Parsed {
@@ -52,6 +57,26 @@ const obj = (v: unknown): Record<string, any> =>
 const bare = (id: unknown): string | undefined =>
   typeof id === 'string' && id.trim() ? id.trim().replace(/^<|>$/g, '') : undefined;
 
+/**
+ * The provider's verdict, unless the SMTP reply it quotes says otherwise: the one rule the send workers
+ * apply too. A quoted 5.1.1 is hard even in a report the provider calls transient; a 4.x.x or a policy
+ * refusal (5.7.x) is soft even in one it calls permanent; any other 5xx leaves the provider's word.
+ */
+function judged(
+  kind: 'hard' | 'soft',
+  status: unknown,
+  diagnostic: unknown,
+): Pick<BounceReport, 'kind' | 'smtp_status' | 'reply_class'> {
+  const text = typeof diagnostic === 'string' ? diagnostic.replace(/^\s*smtp;\s*/i, '') : '';
+  const quoted = parseReply(null, text);
+  const given = typeof status === 'string' && /^[245]\.\d{1,3}\.\d{1,3}$/.test(status.trim()) ? status.trim() : null;
+  const reply = { code: quoted.code, status: given ?? quoted.status };
+  if (reply.code === null && reply.status === null) return { kind };
+  const reply_class = classify(reply);
+  const verdict = reply_class === 'hard' ? 'hard' : reply_class === 'failed' ? kind : 'soft';
+  return { kind: verdict, reply_class, ...(reply.status && { smtp_status: reply.status }) };
+}
+
 // SNS wraps the SES notification as a JSON string in Message; SES event publishing names the type eventType
 function parseSns(data: unknown): Parsed {
   const envelope = obj(data);
@@ -71,11 +96,11 @@ function parseSns(data: unknown): Parsed {
     bare((mail.headers ?? []).find?.((h: any) => /^message-id$/i.test(h?.name))?.value);
   if (type === 'Bounce') {
     const bounce = obj(note.bounce);
-    const kind: BounceKind = bounce.bounceType === 'Permanent' ? 'hard' : 'soft';
+    const kind = bounce.bounceType === 'Permanent' ? 'hard' : 'soft';
     return {
       reports: (bounce.bouncedRecipients ?? []).map((r: any) => ({
         email: String(r.emailAddress ?? ''),
-        kind,
+        ...judged(kind, r?.status, r?.diagnosticCode),
         message_id,
         detail: r.diagnosticCode ?? bounce.bounceSubType,
       })),
@@ -102,8 +127,10 @@ function parseSendgrid(data: unknown): BounceReport[] {
   return data.flatMap((e): BounceReport[] => {
     const ev = obj(e);
     const base = { email: String(ev.email ?? ''), message_id: bare(ev['smtp-id']), detail: ev.reason ?? ev.response };
-    if (ev.event === 'bounce') return [{ ...base, kind: ev.type === 'blocked' ? 'soft' : 'hard' }];
-    if (ev.event === 'deferred') return [{ ...base, kind: 'soft' }];
+    const quoted = ev.reason ?? ev.response;
+    if (ev.event === 'bounce')
+      return [{ ...base, ...judged(ev.type === 'blocked' ? 'soft' : 'hard', ev.status, quoted) }];
+    if (ev.event === 'deferred') return [{ ...base, ...judged('soft', ev.status, quoted) }];
     if (ev.event === 'spamreport') return [{ ...base, kind: 'complaint' }];
     return [];
   });
@@ -127,13 +154,10 @@ function parsePostmark(data: unknown): BounceReport[] {
   if (typeof b.Email !== 'string' || typeof b.Type !== 'string')
     throw Validation.field('Email', 'A Postmark bounce needs Email and Type');
   if (POSTMARK_IGNORED.has(b.Type)) return [];
-  const kind: BounceKind =
-    b.RecordType === 'SpamComplaint' || POSTMARK_COMPLAINT.has(b.Type)
-      ? 'complaint'
-      : POSTMARK_HARD.has(b.Type)
-        ? 'hard'
-        : 'soft';
-  return [{ email: b.Email, kind, detail: b.Details ?? b.Description }];
+  const detail = b.Details ?? b.Description;
+  if (b.RecordType === 'SpamComplaint' || POSTMARK_COMPLAINT.has(b.Type))
+    return [{ email: b.Email, kind: 'complaint', detail }];
+  return [{ email: b.Email, ...judged(POSTMARK_HARD.has(b.Type) ? 'hard' : 'soft', undefined, b.Details), detail }];
 }
 
 const GenericReport = z.object({
@@ -141,9 +165,16 @@ const GenericReport = z.object({
   type: z.enum(['hard', 'soft', 'complaint'], { error: 'type must be one of: hard, soft, complaint' }),
   message_id: z.string().max(998).optional(),
   detail: z.string().max(2000).optional(),
+  /** the enhanced status code ("5.1.1"), judged by the same rule as a reply at send time */
+  status: z.string().max(100).optional(),
 });
 
 function parseGeneric(data: unknown): BounceReport[] {
   const items = parseInput(z.array(GenericReport).max(10_000), Array.isArray(data) ? data : [data]);
-  return items.map((r) => ({ email: r.email, kind: r.type, message_id: bare(r.message_id), detail: r.detail }));
+  return items.map((r) => ({
+    email: r.email,
+    ...(r.type === 'complaint' ? { kind: r.type } : judged(r.type, r.status, r.detail)),
+    message_id: bare(r.message_id),
+    detail: r.detail,
+  }));
 }

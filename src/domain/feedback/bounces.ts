@@ -1,6 +1,6 @@
 // Applying bounce and complaint reports to an account: a hard bounce makes the subscriber
 // `bounced` (subscriber.bounced + email.bounced), a complaint `complained` (subscriber.complained), a soft
-// bounce is only counted; each lands on the row of the email it is about — a campaign's ledger row or an
+// bounce is counted (and SOFT_BOUNCE_LIMIT of them in a row are a hard bounce); each lands on the row of the email it is about — a campaign's ledger row or an
 // automation email (automation_emails) — so campaign and automation stats include it, and the
 // events name where the email came from: {campaign_id} or {automation_id, step, run_id}.
 // Providers retry their webhooks: a repeated report changes nothing and writes no second event.
@@ -11,6 +11,7 @@ import { recordEvents, type EventInput } from '../events/log.ts';
 import { publicView } from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
 import type { BounceReport, Provider } from './bounceFormats.ts';
+import * as bounceQueries from './bounceQueries.ts';
 import * as queries from './queries.ts';
 
 export interface Outcome {
@@ -39,7 +40,18 @@ export async function recordConfirmation(
   await queries.insertConfirmation(db, accountId, provider, c);
 }
 
-export async function apply(db: Db, accountId: string, provider: Provider, reports: BounceReport[]): Promise<Outcome> {
+/**
+ * Applies providers' reports. Where a report quotes the SMTP reply, its kind was already judged by the one
+ * classifier (bounceFormats.ts). A soft bounce counts on its email's row and toward the subscriber's
+ * `softBounceLimit` in a row (0: never), after which it is a hard bounce like any other.
+ */
+export async function apply(
+  db: Db,
+  accountId: string,
+  provider: Provider,
+  reports: BounceReport[],
+  opts: { softBounceLimit: number },
+): Promise<Outcome> {
   const outcome: Outcome = { received: reports.length, hard: 0, soft: 0, complaints: 0, unknown: 0 };
   if (reports.length === 0) return outcome;
   await inTransaction(db, async (trx) => {
@@ -51,43 +63,146 @@ export async function apply(db: Db, accountId: string, provider: Provider, repor
         continue;
       }
       const row = await sentEmail(trx, accountId, sub.id, r.message_id);
+      const extra = { provider, detail: r.detail ?? null };
+      const bounce: HardBounce = {
+        subscriberId: sub.id,
+        email: sub.email,
+        row,
+        messageId: r.message_id ?? null,
+        extra,
+      };
       if (r.kind === 'soft') {
         outcome.soft++;
         if (row) await queries.countSoftBounce(trx, row);
+        // a policy refusal says nothing about the mailbox: it does not count toward a bounce
+        if (r.reply_class !== 'blocked')
+          events.push(...(await softBounces(trx, accountId, [bounce], opts.softBounceLimit)));
         continue;
       }
-      const hard = r.kind === 'hard';
-      hard ? outcome.hard++ : outcome.complaints++;
-      const firstOnRow = row ? await queries.markOnce(trx, row, hard ? 'bounced_at' : 'complained_at') : false;
-      const after = await changeStatus(trx, sub, hard ? 'bounced' : 'complained');
+      if (r.kind === 'hard') {
+        outcome.hard++;
+        events.push(...(await hardBounces(trx, accountId, [bounce])));
+        continue;
+      }
+      outcome.complaints++;
+      if (row) await queries.markOnce(trx, row, 'complained_at');
+      const after = await changeStatus(trx, sub, 'complained');
       // without a matching email the events keep saying campaign_id: null, as they always did
       const origin = { ...(row?.source ?? { campaign_id: null }), provider, detail: r.detail ?? null };
       if (after)
         events.push({
-          type: hard ? 'subscriber.bounced' : 'subscriber.complained',
+          type: 'subscriber.complained',
           subscriberId: sub.id,
           data: { subscriber: publicView(after), ...origin },
         });
-      if (hard && (firstOnRow || (!row && after))) {
-        events.push({
-          type: 'email.bounced',
-          subscriberId: sub.id,
-          data: {
-            ...origin,
-            subscriber: { id: sub.id, email: sub.email },
-            message_id: row?.message_id ?? r.message_id ?? null,
-            type: 'hard',
-          },
-        });
-      }
     }
     await recordEvents(trx, accountId, events);
   });
   return outcome;
 }
 
+/** A hard bounce of one email, or of a subscriber when no email of ours matches the report. */
+export interface HardBounce {
+  subscriberId: string;
+  /** the address the email went to, as the events name it */
+  email: string;
+  row?: SentEmail;
+  messageId: string | null;
+  /** what the events add to the email's source: a report's provider and detail, the SMTP status */
+  extra: Record<string, unknown>;
+}
+
+/**
+ * The one bounce rule, for the bounce hooks and the send workers alike, set-based: each email's row gets
+ * bounced_at (so stats count it), each subscriber becomes `bounced` (from active or unsubscribed), and
+ * the events to record are returned: subscriber.bounced when the status changed, email.bounced once per
+ * email (or, without an email, when the status changed). Repeated reports change nothing.
+ */
+export async function hardBounces(trx: Db, accountId: string, items: HardBounce[]): Promise<EventInput[]> {
+  if (items.length === 0) return [];
+  const rowsOf = <T extends SentEmail['table']>(table: T) =>
+    items.flatMap((i) => (i.row?.table === table ? [i.row.id as Extract<SentEmail, { table: T }>['id']] : []));
+  const first = await bounceQueries.markBounced(
+    trx,
+    accountId,
+    rowsOf('campaign_recipients'),
+    rowsOf('automation_emails'),
+  );
+  const changed = new Map(
+    (await bounceQueries.bounceSubscribers(trx, accountId, [...new Set(items.map((i) => i.subscriberId))])).map((s) => [
+      s.id,
+      s,
+    ]),
+  );
+  const events: EventInput[] = [];
+  for (const i of items) {
+    const origin = { ...(i.row?.source ?? { campaign_id: null }), ...i.extra };
+    const after = changed.get(i.subscriberId);
+    changed.delete(i.subscriberId);
+    if (after)
+      events.push({
+        type: 'subscriber.bounced',
+        subscriberId: i.subscriberId,
+        data: { subscriber: publicView(after), ...origin },
+      });
+    const firstOnRow =
+      i.row?.table === 'campaign_recipients'
+        ? first.campaign.has(i.row.id)
+        : i.row?.table === 'automation_emails'
+          ? first.automation.has(i.row.id)
+          : false;
+    if (firstOnRow || (!i.row && after))
+      events.push({
+        type: 'email.bounced',
+        subscriberId: i.subscriberId,
+        data: {
+          ...origin,
+          subscriber: { id: i.subscriberId, email: i.email },
+          message_id: i.row?.message_id ?? i.messageId,
+          type: 'hard',
+        },
+      });
+  }
+  return events;
+}
+
+/** Soft bounces counted per subscriber; whoever reaches `limit` in a row (0: never) is bounced from here. */
+export async function softBounces(
+  trx: Db,
+  accountId: string,
+  items: HardBounce[],
+  limit: number,
+): Promise<EventInput[]> {
+  if (limit <= 0 || items.length === 0) return [];
+  const ids = [...new Set(items.map((i) => i.subscriberId))];
+  const reached = new Set(await bounceQueries.countSoftStreaks(trx, accountId, ids, limit));
+  return hardBounces(
+    trx,
+    accountId,
+    items.filter((i) => reached.has(i.subscriberId)),
+  );
+}
+
+/**
+ * What the mail server said at send time, applied by the same rules: `hard` are bounced, `soft` (temporary
+ * refusals until the attempts ran out) count toward `softBounceLimit` in a row. Records the events.
+ */
+export async function applyAtSend(
+  trx: Db,
+  accountId: string,
+  hard: HardBounce[],
+  soft: HardBounce[],
+  softBounceLimit: number,
+): Promise<void> {
+  const events = [
+    ...(await hardBounces(trx, accountId, hard)),
+    ...(await softBounces(trx, accountId, soft, softBounceLimit)),
+  ];
+  await recordEvents(trx, accountId, events);
+}
+
 /** The email a report is about: its row, and the source its events name. */
-type SentEmail =
+export type SentEmail =
   | { table: 'campaign_recipients'; id: number; message_id: string | null; source: { campaign_id: string } }
   | {
       table: 'automation_emails';
@@ -129,12 +244,8 @@ async function sentEmail(
   return latest && campaignEmail(latest);
 }
 
-/** bounced: from active or unsubscribed; complained: from anything. Undefined when nothing changed. */
-async function changeStatus(
-  trx: Db,
-  sub: SubscriberRow,
-  to: 'bounced' | 'complained',
-): Promise<SubscriberRow | undefined> {
-  if (sub.status === to || (to === 'bounced' && sub.status === 'complained')) return undefined;
+/** complained: from anything. Undefined when nothing changed. */
+async function changeStatus(trx: Db, sub: SubscriberRow, to: 'complained'): Promise<SubscriberRow | undefined> {
+  if (sub.status === to) return undefined;
   return queries.setStatus(trx, sub.id, to);
 }

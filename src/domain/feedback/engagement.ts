@@ -3,11 +3,13 @@
 // opened_at/clicked_at, which the stats read) and writes email.opened / email.clicked with subscriber_id
 // set, naming where the email came from: {campaign_id} or {automation_id, step, run_id}. Segments and the
 // campaign_opened / link_clicked triggers read data->>'campaign_id', so only campaign emails feed them.
-// Nothing is recorded when the account has turned tracking off; the redirect still works.
+// Nothing is recorded when the account has turned tracking off; the redirect still works. A campaign click
+// also lands on campaign_link_clicks (who clicked which link, how often).
 import type { Db } from '../../db/client.ts';
 import type { TrackTarget } from '../../mail/tracking.ts';
 import { recordEvent } from '../events/log.ts';
 import { inTransaction } from '../transaction.ts';
+import { isMachineOpen, type OpenRequest } from './machineOpens.ts';
 import * as queries from './queries.ts';
 
 /** The counted email: who it went to, and the event data naming its source. */
@@ -19,11 +21,17 @@ interface Touched {
   source: Record<string, unknown>;
 }
 
-export async function recordOpen(db: Db, t: TrackTarget): Promise<boolean> {
+/**
+ * Counts an open. A load by a privacy proxy (machineOpens.ts) is still an open, flagged: machine_opens on
+ * a campaign's ledger row and `machine: true` on email.opened, so reports can leave it out.
+ */
+export async function recordOpen(db: Db, t: TrackTarget, from: OpenRequest = {}): Promise<boolean> {
+  const machine = isMachineOpen(from);
   return inTransaction(db, async (trx) => {
-    const row = await touch(trx, t, 'open');
+    const row = await touch(trx, t, machine ? 'machine_open' : 'open');
     if (!row) return false;
-    await recordEvent(trx, row.account_id, 'email.opened', eventData(row), row.subscriber_id);
+    const data = { ...eventData(row), ...(machine && { machine: true }) };
+    await recordEvent(trx, row.account_id, 'email.opened', data, row.subscriber_id);
     return true;
   });
 }
@@ -37,7 +45,9 @@ export async function recordClick(db: Db, t: TrackTarget, link: number): Promise
         : await queries.automationLink(trx, t.automation_email_id, link);
     if (url === undefined) return undefined;
     const row = await touch(trx, t, 'click');
-    if (row) await recordEvent(trx, row.account_id, 'email.clicked', { ...eventData(row), url }, row.subscriber_id);
+    if (!row) return url;
+    if ('campaign_id' in t) await queries.countLinkClick(trx, row.account_id, t.campaign_id, link, t.subscriber_id);
+    await recordEvent(trx, row.account_id, 'email.clicked', { ...eventData(row), url }, row.subscriber_id);
     return url;
   });
 }

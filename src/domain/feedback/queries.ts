@@ -7,11 +7,13 @@ import type { SubscriberRow } from '../../db/schema.ts';
 
 // ---- opens and clicks
 
-export type Touch = 'open' | 'click';
-// the two fixed SET lists; never user input. A click also counts as an open when none was seen
-// (images are often blocked).
+export type Touch = 'open' | 'machine_open' | 'click';
+// the fixed SET lists; never user input. A click also counts as an open when none was seen (images are
+// often blocked). A privacy proxy's pixel load is an open as before, and counted apart as well
+// (machine_opens, campaign rows only: automation emails count it as an open).
 const CHANGES: Record<Touch, RawBuilder<unknown>> = {
   open: sql`opens = opens + 1, opened_at = coalesce(opened_at, now())`,
+  machine_open: sql`opens = opens + 1, machine_opens = machine_opens + 1, opened_at = coalesce(opened_at, now())`,
   click: sql`clicks = clicks + 1, clicked_at = coalesce(clicked_at, now()), opened_at = coalesce(opened_at, now())`,
 };
 
@@ -51,6 +53,26 @@ export async function touchCampaignEmail(trx: Db, campaignId: string, subscriber
   return r.rows[0];
 }
 
+/** One more click of link `linkIdx` by the subscriber: their row for the link, created on the first. */
+export async function countLinkClick(
+  trx: Db,
+  accountId: string,
+  campaignId: string,
+  linkIdx: number,
+  subscriberId: string,
+): Promise<void> {
+  await trx
+    .insertInto('campaign_link_clicks')
+    .values({ account_id: accountId, campaign_id: campaignId, link_idx: linkIdx, subscriber_id: subscriberId })
+    .onConflict((oc) =>
+      oc.columns(['campaign_id', 'link_idx', 'subscriber_id']).doUpdateSet({
+        clicks: sql`campaign_link_clicks.clicks + 1`,
+        last_clicked_at: sql`now()`,
+      }),
+    )
+    .execute();
+}
+
 /** Counts on an automation email; undefined when the email is not countable or the account does not track. */
 export async function touchAutomationEmail(trx: Db, automationEmailId: string, touch: Touch) {
   // any state but 'failed': the token only exists in a message handed to the mail server, and the open
@@ -64,7 +86,7 @@ export async function touchAutomationEmail(trx: Db, automationEmailId: string, t
     step: string;
     run_id: string;
   }>`
-    update automation_emails e set ${CHANGES[touch]}
+    update automation_emails e set ${CHANGES[touch === 'machine_open' ? 'open' : touch]}
     from accounts a, subscribers s
     where e.id = ${automationEmailId}::uuid and e.state <> 'failed'
       and a.id = e.account_id and a.tracking_enabled and s.id = e.subscriber_id

@@ -7,9 +7,11 @@ import * as repo from './queries.ts';
 import type { FormField, FormType } from '../../db/schema/forms.ts';
 import { NotFound, Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
+import * as subscriberGroups from '../subscribers/groups.ts';
 import { embedSnippet } from './markup.ts';
 import { offsetOf, PageQuery, pageOf, type Page } from '../paging.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
+import { hasCredentials } from '../urlCredentials.ts';
 import { parseInput } from '../validation.ts';
 export type { FormField, FormType, PageQuery };
 
@@ -33,11 +35,25 @@ const FormFieldInput = z.object({
   required: z.boolean({ error: 'required must be true or false' }).optional(),
 });
 
+// Raw C0, DEL and C1 controls, or C0 and DEL percent-encoded: the URL goes out in a Location header, and a
+// decoded CR LF there would let a form's owner write headers of their own (or a browser split the response).
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]|%(?:[01][0-9a-f]|7f)/i;
+
+function redirectProblem(u: string): string | null {
+  if (CONTROL.test(u)) return 'redirect_url must not contain control characters';
+  if (!/^https?:\/\/[^\s]+$/i.test(u) || !URL.canParse(u)) return 'redirect_url must be an absolute http(s) URL';
+  if (hasCredentials(u)) return 'redirect_url must not contain credentials';
+  return null;
+}
+
 const HttpUrl = z
   .string()
   .trim()
   .max(2000, 'redirect_url must be at most 2000 characters')
-  .refine((u) => /^https?:\/\/[^\s]+$/i.test(u) && URL.canParse(u), 'redirect_url must be an absolute http(s) URL');
+  .superRefine((u, ctx) => {
+    const problem = redirectProblem(u);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 const shape = {
   name: z
@@ -189,7 +205,7 @@ export async function resolveFields(
 
 /** API view of rows: stats grouped, account_id dropped, group ids of deleted groups left out. */
 export async function present(db: Db, accountId: string, rows: Row[]): Promise<Form[]> {
-  const live = await repo.liveGroupIds(db, accountId, [...new Set(rows.flatMap((r) => r.group_ids))]);
+  const live = await subscriberGroups.existingIds(db, accountId, [...new Set(rows.flatMap((r) => r.group_ids))]);
   return rows.map((r) => ({
     id: r.id,
     name: r.name,

@@ -2,6 +2,7 @@
 // reads filter by accountId; the public pages find a form by id alone and then use its account_id.
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { ownedRows } from '../../db/owned.ts';
 import type { FormsTable, PendingSignupData } from '../../db/schema/forms.ts';
 
 const FORM_COLUMNS = [
@@ -26,35 +27,12 @@ export function insertForm(db: Db, row: Insertable<FormsTable>) {
   return db.insertInto('forms').values(row).returning(FORM_COLUMNS).executeTakeFirstOrThrow();
 }
 
-export function findById(db: Db, accountId: string, id: string) {
-  return db
-    .selectFrom('forms')
-    .select(FORM_COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+const forms = ownedRows('forms', FORM_COLUMNS);
+export const findById = forms.find;
 
-export function page(db: Db, accountId: string, limit: number, offset: number) {
-  return db
-    .selectFrom('forms')
-    .select(FORM_COLUMNS)
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-}
+export const page = forms.page;
 
-export async function count(db: Db, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('forms')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+export const count = forms.count;
 
 export function update(db: Db, accountId: string, id: string, changes: Updateable<FormsTable>) {
   return db
@@ -66,14 +44,7 @@ export function update(db: Db, accountId: string, id: string, changes: Updateabl
     .executeTakeFirst();
 }
 
-export function remove(db: Db, accountId: string, id: string) {
-  return db
-    .deleteFrom('forms')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst();
-}
+export const remove = forms.remove;
 
 /** Public: an active form by id, counting one view in the same statement. */
 export function viewActive(db: Db, id: string) {
@@ -107,18 +78,6 @@ export async function countConfirmation(db: Db, accountId: string, formId: strin
     .where('account_id', '=', accountId)
     .where('id', '=', formId)
     .execute();
-}
-
-/** Group ids among `ids` that still exist in the account (form group_ids have no foreign key). */
-export async function liveGroupIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('groups')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Set(rows.map((r) => r.id));
 }
 
 export async function recordSignup(db: Db, accountId: string, formId: string, subscriberId: string): Promise<void> {

@@ -12,7 +12,9 @@ import { formatAddress, type MailTransport } from '../../mail/transport.ts';
 import { NotFound, Validation, type FieldErrors } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
 import * as fields from '../subscribers/fields.ts';
-import { escapeHtml, HONEYPOT } from './markup.ts';
+import * as subscriberGroups from '../subscribers/groups.ts';
+import { confirmationMail } from './confirmationMail.ts';
+import { HONEYPOT } from './markup.ts';
 import { BUILT_IN_FIELDS, type FormRow } from './forms.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { toFieldErrors } from '../validation.ts';
@@ -64,7 +66,7 @@ export async function submit(
   if (scalar(values[HONEYPOT]) !== undefined) return { status: 'ignored', form };
   const { types } = await withLiveFields(db, form);
   const input = collect(form, types, values);
-  const groups = [...(await repo.liveGroupIds(db, form.account_id, form.group_ids))];
+  const groups = [...(await subscriberGroups.existingIds(db, form.account_id, form.group_ids))];
   if (!form.double_opt_in) {
     // one transaction: a sign-up whose form.submitted is lost would never start the form_submitted automations
     const subscriberId = await inTransaction(db, async (trx) => {
@@ -120,7 +122,7 @@ export async function confirm(db: Db, config: Pick<Config, 'secret'>, token: str
   if (!signup || !form) return { status: 'invalid' }; // form deleted, or the address forgotten since
   if (signup.confirmed_at) return { status: 'already_confirmed', form };
   const types = await fields.definitions(db, form.account_id);
-  const groups = [...(await repo.liveGroupIds(db, form.account_id, form.group_ids))];
+  const groups = [...(await subscriberGroups.existingIds(db, form.account_id, form.group_ids))];
   // one transaction, as for a direct sign-up: the subscriber, the confirmation and form.submitted commit together
   await inTransaction(db, async (trx) => {
     const { subscriber } = await subscribers.upsertByEmail(
@@ -250,8 +252,8 @@ async function sendConfirmation(
 ) {
   const account = await repo.sender(db, form.account_id);
   const link = `${mail.config.publicUrl}/f/confirm/${signToken(mail.config.secret, s.id, s.expiresAt)}`;
-  const greeting = s.firstName ? `Hello ${s.firstName},` : 'Hello,';
   const sender = account.default_from_name ?? account.name;
+  const message = confirmationMail({ firstName: s.firstName, sender, link });
   return mail.transport.send({
     accountId: form.account_id,
     from: account.default_from_email
@@ -259,11 +261,6 @@ async function sendConfirmation(
       : mail.config.MAIL_FROM,
     replyTo: account.default_reply_to ?? undefined,
     to: s.email,
-    subject: 'Please confirm your subscription',
-    text: `${greeting}\n\nPlease confirm that you want to receive email from ${sender}:\n\n${link}\n\nIf you did not sign up, ignore this message: you will not be subscribed. The link expires in 7 days.\n`,
-    html:
-      `<p>${escapeHtml(greeting)}</p><p>Please confirm that you want to receive email from ${escapeHtml(sender)}.</p>` +
-      `<p><a href="${escapeHtml(link)}">Confirm my subscription</a></p>` +
-      `<p>If you did not sign up, ignore this message: you will not be subscribed. The link expires in 7 days.</p>`,
+    ...message,
   });
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import * as repo from './batchQueries.ts';
-import type { ImportError } from '../../db/schema/imports.ts';
+import type { ImportError, ImportRow } from '../../db/schema/imports.ts';
 import { recordEvent } from '../events/log.ts';
 import * as suppressions from '../subscribers/suppressions.ts';
 import type { Verifier } from './verify/verifier.ts';
@@ -96,16 +96,26 @@ export async function fail(db: Db, importId: string, reason: string): Promise<vo
   if (done) await afterEnd(db, importId);
 }
 
-function countsOf(r: Awaited<ReturnType<typeof repo.finish>>) {
+type Counted = Pick<ImportRow, 'file_name' | RowCount>;
+type RowCount = 'total_rows' | 'processed_rows' | 'created_count' | 'updated_count' | 'failed_count';
+
+/** The file and its row counts, as both the job view and the import.completed event show them. */
+export function rowCounts(r: Counted): Counted {
   return {
-    import_id: r.id,
-    status: r.status,
     file_name: r.file_name,
     total_rows: r.total_rows,
     processed_rows: r.processed_rows,
     created_count: r.created_count,
     updated_count: r.updated_count,
     failed_count: r.failed_count,
+  };
+}
+
+function countsOf(r: Awaited<ReturnType<typeof repo.finish>>) {
+  return {
+    import_id: r.id,
+    status: r.status,
+    ...rowCounts(r),
     ...(r.failure_reason && { reason: r.failure_reason }),
   };
 }

@@ -1,19 +1,22 @@
-// Streams a CSV upload into an import's staging chunks: sniffs the delimiter, maps the header, validates
-// each row (email, names, phone, custom-field types) and writes each chunk of 1000 rows as one staging row
-// as it arrives, so memory stays flat whatever the file size. Rows that cannot be imported are staged with
-// their reason.
+// Streams a CSV upload into an import's staging chunks: has its bytes checked (fileCheck.ts), sniffs the
+// delimiter, maps the header, validates each row (email, names, phone, custom-field types) and writes each
+// chunk of 1000 rows as one staging row as it arrives, so memory stays flat whatever the file size. Rows that
+// cannot be imported are staged with their reason; a file the parser cannot read is a 400 naming the row.
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { parse, type Parser } from 'csv-parse';
+import { CsvError, parse, type Parser } from 'csv-parse';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import * as repo from './queries.ts';
+import { checkHead, NotCsv, textChecker } from './fileCheck.ts';
 import { Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { isStorable } from '../storable.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 
 export const CHUNK = 1000;
+const MAX_SHOWN = 320;
+const SHOWN_IGNORED = 10;
 const SNIFF_BYTES = 64 * 1024;
 const DELIMITERS = [',', ';', '\t'] as const;
 const COLUMNS = ['email', 'first_name', 'last_name', 'phone'] as const;
@@ -24,6 +27,15 @@ const ALIASES: Record<string, (typeof COLUMNS)[number]> = {
   lastname: 'last_name',
 };
 
+/** How every CSV is read (the delimiter is sniffed per file). */
+export const PARSE_OPTIONS = {
+  bom: true,
+  relax_column_count: true,
+  // a quote inside an unquoted value (bob@exa"mple.com, 5'11") is kept as text: the row's own checks judge it
+  relax_quotes: true,
+  skip_empty_lines: true,
+} as const;
+
 /** One row as the MCP tool or a CSV line gives it. */
 export interface InputRow {
   email?: unknown;
@@ -33,11 +45,7 @@ export interface InputRow {
   custom_fields?: Record<string, unknown>;
 }
 
-export class NotCsv extends Validation {
-  constructor(reason: string) {
-    super({ file: [reason] }, reason);
-  }
-}
+export { NotCsv };
 
 const text = (v: unknown) =>
   typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : v == null ? '' : String(v);
@@ -79,7 +87,8 @@ export function toStaged(rowNo: number, input: InputRow, defs: Map<string, field
       const issue = parsed.error.issues[0]!;
       return {
         row_no: rowNo,
-        email,
+        // the error list shows what was sent, but not a whole field of megabytes
+        email: email.length > MAX_SHOWN ? `${email.slice(0, MAX_SHOWN - 1)}…` : email,
         error: issue.path[0] === 'email' ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
       };
     }
@@ -158,6 +167,8 @@ export async function stageCsv(db: Db, accountId: string, importId: string, stre
         if (failed) return;
         try {
           if (!header) {
+            // lines of blanks before the header (a lone "\r", spaces) are not a header without an email column
+            if (record.every((cell) => cell.trim() === '')) return;
             header = mapHeader(record, defs);
             return;
           }
@@ -184,8 +195,7 @@ export async function stageCsv(db: Db, accountId: string, importId: string, stre
     abandon();
     await writing.catch(() => {}); // nothing may still be writing when the caller discards the import
     if (err instanceof Validation) throw err;
-    const code = (err as { code?: string }).code;
-    if (code?.startsWith('CSV_')) throw new NotCsv(`File is not a valid CSV: ${(err as Error).message}`);
+    if (err instanceof CsvError) throw new NotCsv(`File is not a valid CSV: ${parseProblem(err)}`);
     throw err;
   }
   if (!header) throw new NotCsv('File is not a CSV: it is empty');
@@ -197,34 +207,59 @@ interface Header {
   read(record: string[]): InputRow;
 }
 
-/** Header names are trimmed and case-insensitive; custom-field columns match a field's key or name. */
-function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Header {
-  const byName = new Map<string, string>();
-  for (const key of defs.keys()) byName.set(key, key);
+/** One header cell and what it fills: a subscriber column, a custom field (its key), or nothing (ignored). */
+export interface HeaderColumn {
+  index: number;
+  header: string;
+  column?: (typeof COLUMNS)[number];
+  field?: string;
+}
+
+/**
+ * The header rule, for the import and for the page that shows the mapping before one starts: names are
+ * trimmed and case-insensitive (spaces and dashes read as "_"), a few aliases name the subscriber columns,
+ * and any other name must be a custom field's key. Two columns for one value are a Validation on `file`.
+ */
+export function mapColumns(record: string[], defs: Map<string, fields.FieldType>): HeaderColumn[] {
   const normal = (h: string) =>
     h
       .trim()
       .toLowerCase()
       .replace(/[\s-]+/g, '_');
-  const columns: { index: number; column?: (typeof COLUMNS)[number]; field?: string }[] = [];
-  const ignored: string[] = [];
-  const taken = new Set<string>();
+  const out: HeaderColumn[] = [];
+  const taken = new Map<string, number>();
   record.forEach((raw, index) => {
     const name = normal(raw);
     if (name === '') return;
     const column = (COLUMNS as readonly string[]).includes(name) ? (name as (typeof COLUMNS)[number]) : ALIASES[name];
-    const field = column ? undefined : byName.get(name);
+    const field = column || !defs.has(name) ? undefined : name;
     const target = column ?? (field && `custom_fields.${field}`);
-    if (!target || taken.has(target)) return void ignored.push(raw.trim());
-    taken.add(target);
-    columns.push({ index, column, field });
+    if (!target) return void out.push({ index, header: raw.trim() });
+    // two columns for one value: which one the user meant cannot be guessed
+    const first = taken.get(target);
+    if (first !== undefined)
+      throw Validation.field(
+        'file',
+        `Duplicate column: "${clip(raw.trim())}" (column ${index + 1}) and "${clip(record[first]!.trim())}" (column ${first + 1}) both mean ${field ? `the custom field "${field}"` : column}; keep one of them`,
+      );
+    taken.set(target, index);
+    out.push({ index, header: raw.trim(), column, field });
   });
-  if (!taken.has('email')) {
-    if (record.some((h) => /[\u0000-\u0008\u000e-\u001f]/.test(h))) throw new NotCsv('File is not a CSV');
-    throw Validation.field('file', 'No email column: the header row must have an "email" column');
+  return out;
+}
+
+export const NO_EMAIL_COLUMN = 'No email column: the header row must have an "email" column';
+
+function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Header {
+  const all = mapColumns(record, defs);
+  const columns = all.filter((c) => c.column || c.field);
+  if (!columns.some((c) => c.column === 'email')) {
+    if (record.some((h) => /[\u0000-\u0008\u000e-\u001f]/.test(h)))
+      throw new NotCsv('File is not a CSV: it contains binary data');
+    throw Validation.field('file', NO_EMAIL_COLUMN);
   }
   return {
-    ignored,
+    ignored: shownIgnored(all.filter((c) => !c.column && !c.field).map((c) => c.header)),
     read(values) {
       const row: InputRow = {};
       const custom: Record<string, unknown> = {};
@@ -237,6 +272,27 @@ function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Heade
       return row;
     },
   };
+}
+
+const clip = (name: string) => (name.length > 64 ? `${name.slice(0, 63)}…` : name);
+
+/** The ignored columns the job's message names: a few, and how many more, whatever the header's width. */
+function shownIgnored(names: string[]): string[] {
+  const shown = names.slice(0, SHOWN_IGNORED).map(clip);
+  return names.length > SHOWN_IGNORED ? [...shown, `and ${names.length - SHOWN_IGNORED} more`] : shown;
+}
+
+/** A parser's refusal in the user's words, with the row as a spreadsheet numbers it (the header is row 1). */
+function parseProblem(err: CsvError): string {
+  const row = Number(err.records ?? 0) + 1;
+  switch (err.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `row ${row} opens a quote that is never closed (a quote inside a value must be doubled: "")`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return `row ${row} has text right after a closing quote (a quote inside a value must be doubled: "")`;
+    default:
+      return `row ${row}: ${err.message}`;
+  }
 }
 
 /**
@@ -259,39 +315,39 @@ async function openParser(stream: Readable): Promise<{ parser: Parser; abandon()
     }
     head = Buffer.concat([head, next.value]);
   }
+  const text = textChecker();
   try {
-    checkText(head);
+    checkHead(head, done);
+    text.chunk(head);
   } catch (err) {
     if (!done) await drain();
     throw err;
   }
-  const parser = parse({
-    delimiter: sniffDelimiter(head),
-    bom: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-  });
+  const parser = parse({ delimiter: sniffDelimiter(head), ...PARSE_OPTIONS });
   const stop = new AbortController();
   let stopped = false;
-  const feed = async (buf: Buffer) => {
-    if (stopped) return;
+  const refuse = (check: () => void): boolean => {
     try {
-      checkText(buf);
+      check();
+      return false;
     } catch (err) {
       stopped = true;
       parser.destroy(err as Error);
-      return;
+      return true;
     }
+  };
+  const feed = async (buf: Buffer, checked = false) => {
+    if (stopped || (!checked && refuse(() => text.chunk(buf)))) return;
     if (!parser.write(buf)) await once(parser, 'drain', { signal: stop.signal }).catch(() => {});
   };
   void (async () => {
-    await feed(head);
+    await feed(head, true);
     while (!done) {
       const next = await source.next();
       if (next.done) break;
       await feed(next.value);
     }
-    if (!stopped) parser.end();
+    if (!stopped && !refuse(() => text.end())) parser.end();
   })().catch((err) => parser.destroy(err));
   return {
     parser,
@@ -303,20 +359,20 @@ async function openParser(stream: Readable): Promise<{ parser: Parser; abandon()
   };
 }
 
-// binary files (images, spreadsheets, UTF-16 text) carry NUL bytes; CSV text never does
-function checkText(buf: Buffer) {
-  if (buf.includes(0)) throw new NotCsv('File is not a CSV: it contains binary data (save it as UTF-8 CSV)');
-}
-
-/** The candidate that occurs most often outside quotes in the header line; comma on a tie. */
+/** The candidate that occurs most often outside quoted values in the header line; comma on a tie. */
 export function sniffDelimiter(head: Buffer): string {
   const end = head.indexOf(10);
   const line = head.subarray(0, end === -1 ? head.length : end).toString('utf8');
   const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
-  let quoted = false;
+  // a quote opens a quoted value only at a value's start, as the parser reads it; "" inside one is a quote
+  let at: 'start' | 'plain' | 'quoted' | 'closed' = 'start';
   for (const ch of line) {
-    if (ch === '"') quoted = !quoted;
-    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
+    if (at === 'quoted') at = ch === '"' ? 'closed' : 'quoted';
+    else if (ch === '"' && at !== 'plain') at = 'quoted';
+    else if (counts.has(ch)) {
+      counts.set(ch, counts.get(ch)! + 1);
+      at = 'start';
+    } else at = 'plain';
   }
   let best: string = ',';
   for (const d of DELIMITERS) if (counts.get(d)! > counts.get(best)!) best = d;

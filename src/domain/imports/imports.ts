@@ -9,7 +9,7 @@ import * as subscriberRepo from '../subscribers/queries.ts';
 import type { ImportError, ImportRow } from '../../db/schema/imports.ts';
 import { LimitExceeded, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
-import { BATCH } from './batch.ts';
+import { BATCH, rowCounts } from './batch.ts';
 import { CHUNK, stageCsv, toStaged, type InputRow, type StageResult } from './csv.ts';
 import * as groups from '../subscribers/groups.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
@@ -49,12 +49,7 @@ export function toJob(r: ImportRow): Job {
     job_id: r.id,
     status: r.status === 'staging' ? 'processing' : r.status,
     message: messageOf(r),
-    file_name: r.file_name,
-    total_rows: r.total_rows,
-    processed_rows: r.processed_rows,
-    created_count: r.created_count,
-    updated_count: r.updated_count,
-    failed_count: r.failed_count,
+    ...rowCounts(r),
     errors: r.errors,
     group_ids: r.group_ids,
     created_at: r.created_at,

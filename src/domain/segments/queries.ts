@@ -1,6 +1,7 @@
 // SQL for the segments table and for reading a segment's members: one function per query, accountId always.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { ownedRows } from '../../db/owned.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Filter } from '../../db/schema/segments.ts';
 
@@ -17,40 +18,17 @@ export function insert(db: Db, accountId: string, name: string, filter: Filter) 
     .executeTakeFirst(); // undefined = the name is taken
 }
 
-export function findById(db: Db, accountId: string, id: string) {
-  return db
-    .selectFrom('segments')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
+const segments = ownedRows('segments', COLUMNS);
+export const findById = segments.find;
 
 export function findByIds(db: Db, accountId: string, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('segments').select(COLUMNS).where('account_id', '=', accountId).where('id', 'in', ids).execute();
 }
 
-export function page(db: Db, accountId: string, limit: number, offset: number) {
-  return db
-    .selectFrom('segments')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-}
+export const page = segments.page;
 
-export async function count(db: Db, accountId: string): Promise<number> {
-  const row = await db
-    .selectFrom('segments')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+export const count = segments.count;
 
 /** undefined = no such segment; null = the new name is taken. */
 export async function update(db: Db, accountId: string, id: string, changes: { name?: string; filter?: Filter }) {
@@ -72,14 +50,7 @@ export async function update(db: Db, accountId: string, id: string, changes: { n
   }
 }
 
-export function remove(db: Db, accountId: string, id: string) {
-  return db
-    .deleteFrom('segments')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst();
-}
+export const remove = segments.remove;
 
 /**
  * Members of several filters counted in one pass over the account's subscribers

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { STATUSES } from '../subscribers/subscribers.ts';
 import type { FieldType } from '../subscribers/fields.ts';
+import { isCalendarDate, isInstant } from '../validation.ts';
 
 export const OPERATORS = [
   'eq',
@@ -156,13 +157,9 @@ function checkRule(r: RuleLike, path: Path, types?: FieldTypes): Problem[] {
 }
 
 const Id = z.guid();
-const isDate = (v: unknown) =>
-  typeof v === 'string' &&
-  DATE.test(v) &&
-  !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
-  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
-const isInstant = (v: unknown) =>
-  isDate(v) || (typeof v === 'string' && z.iso.datetime({ offset: true }).safeParse(v).success);
+const isDate = isCalendarDate;
+// created_at takes a day (midnight UTC) or an instant, both by the shared rules
+const isInstantOrDate = (v: unknown) => isCalendarDate(v) || isInstant(v);
 
 /** The message for a value that does not fit, or undefined. */
 function checkValue(kind: Kind, op: Operator, value: unknown): string | undefined {
@@ -190,7 +187,7 @@ function checkScalar(kind: Kind, op: Operator, value: unknown): string | undefin
     case 'status':
       return (STATUSES as readonly unknown[]).includes(value) ? undefined : `Must be one of: ${STATUSES.join(', ')}`;
     case 'created_at':
-      return isInstant(value) ? undefined : 'Must be an ISO 8601 date (YYYY-MM-DD) or date-time with offset';
+      return isInstantOrDate(value) ? undefined : 'Must be an ISO 8601 date (YYYY-MM-DD) or date-time with offset';
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? undefined : 'Must be a number';
     case 'date':

@@ -7,7 +7,7 @@ import * as repo from './queries.ts';
 import { Conflict, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import type { ListItem } from '../subscribers/subscribers.ts';
-import { SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
+import { compileFor, SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
 import { offsetOf, pageOf, PageQuery, type Page } from '../paging.ts';
 export type { PageQuery };
 import { parseInput } from '../validation.ts';
@@ -67,6 +67,16 @@ export async function update(db: Db, accountId: string, id: string, input: Segme
   if (row === undefined) throw new NotFound('Segment not found');
   if (row === null) throw new Conflict('A segment with this name already exists');
   return (await withCounts(db, accountId, [row]))[0]!;
+}
+
+/**
+ * How many subscribers a filter that is not saved yet matches now (the dashboard's live count while a
+ * segment is edited): the same checks as create and update, the same compiled WHERE as a saved segment.
+ */
+export async function countDraft(db: Db, accountId: string, filter: unknown): Promise<number> {
+  const where = await compileFor(db, accountId, filter);
+  const [count] = await repo.countMatching(db, accountId, [where]);
+  return count!;
 }
 
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {

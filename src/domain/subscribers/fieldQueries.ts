@@ -20,6 +20,16 @@ export function insert(db: Db, accountId: string, field: Pick<FieldsTable, 'key'
     .executeTakeFirst();
 }
 
+export function rename(db: Db, accountId: string, id: string, name: string) {
+  return db
+    .updateTable('fields')
+    .set({ name })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}
+
 export function remove(db: Db, accountId: string, id: string) {
   return db
     .deleteFrom('fields')

@@ -6,7 +6,7 @@ import * as repo from './fieldQueries.ts';
 import type { FieldRow } from '../../db/schema.ts';
 import { Conflict, NotFound, Validation, type FieldErrors } from '../errors.ts';
 import { isStorable, NOT_STORABLE, storableString } from '../storable.ts';
-import { parseInput } from '../validation.ts';
+import { isCalendarDate, parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
 
 export const FIELD_TYPES = ['text', 'number', 'date', 'boolean'] as const;
@@ -41,6 +41,14 @@ export const NewField = z.object({
 });
 export type NewField = z.input<typeof NewField>;
 
+export const FieldRename = z.object({
+  name: storableString({ error: 'Name is required' })
+    .trim()
+    .min(1, 'Name is required')
+    .max(200, 'Name must be at most 200 characters'),
+});
+export type FieldRename = z.input<typeof FieldRename>;
+
 export interface Field {
   id: string;
   key: string;
@@ -57,6 +65,14 @@ export async function create(db: Db, accountId: string, input: NewField): Promis
   const f = parseInput(NewField, input);
   const row = await repo.insert(db, accountId, { key: f.key, name: f.name ?? f.key, type: f.type });
   if (!row) throw new Conflict('Field already exists');
+  return row;
+}
+
+/** A new display name; the key (what values, CSV headers and segment rules use) stays. */
+export async function rename(db: Db, accountId: string, fieldId: string, input: FieldRename): Promise<Field> {
+  const { name } = parseInput(FieldRename, input);
+  const row = await repo.rename(db, accountId, fieldId, name);
+  if (!row) throw new NotFound('Field not found');
   return row;
 }
 
@@ -98,12 +114,9 @@ export function coerceValue(type: FieldType, value: unknown): string | number | 
       if (typeof value !== 'string') return undefined;
       const s = value.trim();
       if (s === '') return null;
-      const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
-      if (!m) return undefined;
-      const d = new Date(`${m[1]}-${m[2]}-${m[3]}T00:00:00Z`);
-      return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== `${m[1]}-${m[2]}-${m[3]}`
-        ? undefined
-        : d.toISOString().slice(0, 10);
+      // a date-time keeps its day; the day must be one PostgreSQL can cast (segment rules compare them as dates)
+      const day = s.slice(0, 10);
+      return isCalendarDate(day) ? day : undefined;
     }
   }
 }

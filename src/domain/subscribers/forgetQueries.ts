@@ -30,7 +30,8 @@ export async function insertSuppression(db: Db, accountId: string, emailHash: st
   await db
     .insertInto('suppressions')
     .values({ account_id: accountId, email_hash: emailHash, reason })
-    .onConflict((oc) => oc.columns(['account_id', 'email_hash']).doNothing())
+    // an address on the list as a manual entry keeps its text there: forgetting it drops that too
+    .onConflict((oc) => oc.columns(['account_id', 'email_hash']).doUpdateSet({ email: null, reason }))
     .execute();
 }
 

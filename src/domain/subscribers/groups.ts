@@ -42,7 +42,7 @@ export interface Group {
   updated_at: Date;
 }
 
-const NOT_FOUND = 'Group not found';
+export const NOT_FOUND = 'Group not found';
 const NAME_TAKEN = 'A group with this name already exists';
 
 export async function create(db: Db, accountId: string, input: NewGroup): Promise<Group> {

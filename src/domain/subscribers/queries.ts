@@ -1,10 +1,10 @@
 // SQL for the subscribers table, its memberships, notes and activity: one function per query, accountId
 // always. Custom-field definitions are in fieldQueries.ts, groups in groupQueries.ts, and what forget
 // erases and the suppression list it leaves in forgetQueries.ts.
-import { sql, type Updateable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../../db/client.ts';
-import type { NewSubscriberRow, SubscribersTable, SubscriberStatus } from '../../db/schema.ts';
+import type { DB, NewSubscriberRow, SubscribersTable, SubscriberStatus } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { likePattern } from '../likePattern.ts';
 import { offsetOf, type Paging } from '../paging.ts';
@@ -49,19 +49,33 @@ export function findByEmail(db: Db, accountId: string, email: string) {
     .executeTakeFirst();
 }
 
+/**
+ * A condition on the list's rows from another context. The list reads `subscribers as s`, so the
+ * condition must name the table `s` (segments' whereMatches takes the alias as its table argument).
+ */
+export type Condition = (eb: ExpressionBuilder<DB, 'subscribers'>) => Expression<SqlBool>;
+
 export interface SearchInput {
   page: number;
   per_page: number;
   status?: SubscriberStatus;
   search?: string;
   group_id?: string;
+  /** a further condition built by another context (a segment's rules), ANDed with the rest */
+  where?: Condition;
+  /** the list with each row's source (the dashboard shows it; REST and MCP keep the spec's fields) */
+  withSource?: boolean;
 }
 
-function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_page'>) {
+/** The list's filter, also the set that bulk actions change and the export reads. */
+export function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_page'>) {
   return db
     .selectFrom('subscribers as s')
     .where('s.account_id', '=', accountId)
     .$if(q.status !== undefined, (qb) => qb.where('s.status', '=', q.status!))
+    .$if(q.where !== undefined, (qb) =>
+      qb.where((eb) => q.where!(eb as unknown as ExpressionBuilder<DB, 'subscribers'>)),
+    )
     .$if(q.group_id !== undefined, (qb) =>
       qb.where((eb) =>
         eb.exists(
@@ -73,22 +87,44 @@ function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_
         ),
       ),
     )
-    .$if(q.search !== undefined && q.search !== '', (qb) => {
-      const p = likePattern(q.search!);
-      // lower(col) LIKE lower pattern: the expressions the trigram indexes are built on
-      return qb.where((eb) =>
-        eb.or([
-          eb(eb.fn('lower', ['s.email']), 'like', p),
-          eb(eb.fn('lower', ['s.first_name']), 'like', p),
-          eb(eb.fn('lower', ['s.last_name']), 'like', p),
-        ]),
-      );
-    });
+    .$if(q.search !== undefined && q.search !== '', (qb) =>
+      // every word on its own (a full name "Ada Lovelace" spans first and last name); lower(col) LIKE lower
+      // pattern are the expressions the trigram indexes are built on, so each word is an index condition
+      qb.where((eb) =>
+        eb.and(
+          searchWords(q.search!).map((word) => {
+            const p = likePattern(word);
+            return eb.or([
+              eb(eb.fn('lower', ['s.email']), 'like', p),
+              eb(eb.fn('lower', ['s.first_name']), 'like', p),
+              eb(eb.fn('lower', ['s.last_name']), 'like', p),
+            ]);
+          }),
+        ),
+      ),
+    );
+}
+
+/**
+ * The distinct words of a search. A word cannot span the space between first and last name, so "every
+ * word matches email, first or last name" already finds whatever the phrase would find in
+ * first_name || ' ' || last_name; the search's 254 characters bound the words to 127.
+ */
+function searchWords(search: string): string[] {
+  return [
+    ...new Set(
+      search
+        .toLowerCase()
+        .split(/\s+/)
+        .filter((w) => w !== ''),
+    ),
+  ];
 }
 
 export function search(db: Db, accountId: string, q: SearchInput) {
   return filtered(db, accountId, q)
     .select(['s.id', 's.email', 's.first_name', 's.last_name', 's.status', 's.created_at'])
+    .$if(q.withSource === true, (qb) => qb.select('s.source'))
     .orderBy('s.created_at', 'desc')
     .orderBy('s.id', 'desc')
     .limit(q.per_page)

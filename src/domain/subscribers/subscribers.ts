@@ -62,6 +62,10 @@ export const SubscriberUpdate = z.object({
 });
 export type SubscriberUpdate = z.input<typeof SubscriberUpdate>;
 
+/** The dashboard's edit: an update that may also change the address (the spec's REST and MCP cannot). */
+export const SubscriberEdit = SubscriberUpdate.extend({ email: Email.optional() });
+export type SubscriberEdit = z.input<typeof SubscriberEdit>;
+
 export const ListQuery = z.object({
   ...pageFields({ defaultPerPage: 20 }),
   // this list has always said "Page …", capitalised, where the other lists say "page …"
@@ -78,6 +82,12 @@ export type ListQuery = z.input<typeof ListQuery>;
 
 export type Subscriber = SubscriberRow;
 export type ListItem = Pick<SubscriberRow, 'id' | 'email' | 'first_name' | 'last_name' | 'status' | 'created_at'>;
+
+/** What the list's caller adds: another context's condition (segment rules) and whether rows carry `source`. */
+export interface ListOptions {
+  where?: repo.Condition;
+  withSource?: boolean;
+}
 export interface FullSubscriber extends SubscriberRow {
   groups: { id: string; name: string }[];
   notes: { id: string; content: string; created_at: Date }[];
@@ -148,13 +158,18 @@ export async function get(db: Db, accountId: string, id: string): Promise<Subscr
   return row;
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<ListItem>> {
+export async function list(
+  db: Db,
+  accountId: string,
+  query: ListQuery,
+  options: ListOptions = {},
+): Promise<Page<ListItem & { source?: string }>> {
   const q = parseInput(ListQuery, query);
   const search = q.search === '' ? undefined : q.search;
-  const filter = { status: q.status, search, group_id: q.group_id };
+  const filter = { status: q.status, search, group_id: q.group_id, where: options.where };
   // two statements at once: on PostgreSQL they run on two connections (PGlite queues them anyway)
   const [rows, total] = await Promise.all([
-    repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page }),
+    repo.search(db, accountId, { ...filter, page: q.page, per_page: q.per_page, withSource: options.withSource }),
     repo.countMatching(db, accountId, filter),
   ]);
   return pageOf(rows, q, total);
@@ -163,12 +178,25 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
 /**
  * Changes the given fields; group_ids replaces every membership. With the caller's transaction (an
  * automation's update_field step commits the change with the run's advance) it joins that transaction.
+ * `allowEmail` (the dashboard's edit) also takes `email`; another subscriber's address is a field error.
  */
-export async function update(db: Db, accountId: string, id: string, input: SubscriberUpdate): Promise<Subscriber> {
-  const u = parseInput(SubscriberUpdate, input);
+export async function update(
+  db: Db,
+  accountId: string,
+  id: string,
+  input: SubscriberEdit,
+  options: { allowEmail?: boolean } = {},
+): Promise<Subscriber> {
+  const u: z.output<typeof SubscriberEdit> = options.allowEmail
+    ? parseInput(SubscriberEdit, input)
+    : parseInput(SubscriberUpdate, input);
   return inTransaction(db, async (trx) => {
     const before = await repo.findForUpdate(trx, accountId, id);
     if (!before) throw new NotFound('Subscriber not found');
+    if (u.email !== undefined && u.email !== before.email) {
+      const other = await repo.findByEmail(trx, accountId, u.email);
+      if (other && other.id !== before.id) throw Validation.field('email', 'Another subscriber has this email');
+    }
     const after = await applyChanges(trx, accountId, before, u);
     if (u.group_ids !== undefined)
       await replaceGroups(trx, accountId, after, await checkGroups(trx, accountId, u.group_ids));
@@ -181,13 +209,14 @@ async function applyChanges(
   trx: Db,
   accountId: string,
   before: SubscriberRow,
-  u: z.output<typeof SubscriberUpdate>,
+  u: z.output<typeof SubscriberUpdate> & { email?: string },
 ): Promise<SubscriberRow> {
   const merged = u.custom_fields
     ? dropNulls({ ...before.custom_fields, ...(await fields.coerce(trx, accountId, u.custom_fields)) })
     : undefined;
   const statusChanges = u.status !== undefined && u.status !== before.status;
   const after = await repo.update(trx, accountId, before.id, {
+    ...(u.email !== undefined && { email: u.email }),
     ...(u.first_name !== undefined && { first_name: u.first_name }),
     ...(u.last_name !== undefined && { last_name: u.last_name }),
     ...(u.phone !== undefined && { phone: u.phone }),
@@ -303,43 +332,39 @@ export async function checkGroups(db: Db, accountId: string, ids: string[]): Pro
 /** Adds memberships and writes subscriber.added_to_group for each one that is new. */
 export async function joinGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
   const added = await repo.addToGroups(db, accountId, [sub.id], groupIds);
-  if (added.length === 0) return;
-  const names = await groupNames(
-    db,
-    accountId,
-    added.map((a) => a.group_id),
-  );
-  await recordEvents(
-    db,
-    accountId,
-    added.map((a) => ({
-      type: 'subscriber.added_to_group' as const,
-      subscriberId: sub.id,
-      data: { subscriber: { id: sub.id, email: sub.email }, group: { id: a.group_id, name: names.get(a.group_id) } },
-    })),
-  );
+  await recordGroupChanges(db, accountId, sub, 'subscriber.added_to_group', added);
 }
 
 /** Leaves exactly `groupIds` (spec: group_ids replaces all current memberships). */
 async function replaceGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
   const removed = await repo.removeFromGroups(db, accountId, sub.id, 'all-except', groupIds);
-  if (removed.length > 0) {
-    const names = await groupNames(
-      db,
-      accountId,
-      removed.map((r) => r.group_id),
-    );
-    await recordEvents(
-      db,
-      accountId,
-      removed.map((r) => ({
-        type: 'subscriber.removed_from_group' as const,
-        subscriberId: sub.id,
-        data: { subscriber: { id: sub.id, email: sub.email }, group: { id: r.group_id, name: names.get(r.group_id) } },
-      })),
-    );
-  }
+  await recordGroupChanges(db, accountId, sub, 'subscriber.removed_from_group', removed);
   await joinGroups(db, accountId, sub, groupIds);
+}
+
+/** One event per membership that changed, naming its group. */
+async function recordGroupChanges(
+  db: Db,
+  accountId: string,
+  sub: SubscriberRow,
+  type: 'subscriber.added_to_group' | 'subscriber.removed_from_group',
+  changed: { group_id: string }[],
+): Promise<void> {
+  if (changed.length === 0) return;
+  const names = await groupNames(
+    db,
+    accountId,
+    changed.map((c) => c.group_id),
+  );
+  await recordEvents(
+    db,
+    accountId,
+    changed.map((c) => ({
+      type,
+      subscriberId: sub.id,
+      data: { subscriber: { id: sub.id, email: sub.email }, group: { id: c.group_id, name: names.get(c.group_id) } },
+    })),
+  );
 }
 
 async function groupNames(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {

@@ -75,7 +75,7 @@ export async function deliverDue(db: Db, config: Config, signal: AbortSignal): P
 /** One signed POST of the delivery's payload (network; call outside any transaction). */
 export function attempt(
   config: Config,
-  d: Pick<Claimed, 'id' | 'payload' | 'url' | 'secret'>,
+  d: Pick<Claimed, 'id' | 'payload' | 'url' | 'secret'> & { replay_of?: string | null },
   signal?: AbortSignal,
 ): Promise<PostResult> {
   const p = d.payload;
@@ -86,7 +86,8 @@ export function attempt(
     account_id: p.account_id,
     data: p.data,
   });
-  const msgId = `msg_${d.id}`;
+  // a replay is the same message again, so receivers that drop duplicates by webhook-id see it as one
+  const msgId = `msg_${d.replay_of ?? d.id}`;
   const timestamp = Math.floor(Date.now() / 1000);
   const headers = {
     'content-type': 'application/json',
@@ -180,7 +181,8 @@ export async function sendTest(
     payload: JSON.stringify(payload),
     is_test: true,
   });
-  const result = await attempt(config, { id: row.id, payload, url: hook.url, secret: hook.secret });
+  // sent as stored (jsonb orders the keys its own way), so a replay of it is the same body byte for byte
+  const result = await attempt(config, { id: row.id, payload: row.payload, url: hook.url, secret: hook.secret });
   const status = await recordAttempt(
     db,
     config,

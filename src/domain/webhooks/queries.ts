@@ -2,6 +2,7 @@
 // an account filter by accountId; the delivery worker finds rows by their own ids.
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { ownedRows } from '../../db/owned.ts';
 import type {
   DeliveryStatus,
   WebhookDeliveriesTable,
@@ -19,6 +20,7 @@ export interface Claimed {
   payload: WebhookPayload;
   attempt_count: number;
   is_test: boolean;
+  replay_of: string | null;
   url: string;
   secret: string;
 }
@@ -29,35 +31,10 @@ export function insertWebhook(db: Db, row: Insertable<WebhooksTable>) {
   return db.insertInto('webhooks').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function findWebhook(db: Db, accountId: string, id: string) {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-export function webhookPage(db: Db, accountId: string, limit: number, offset: number) {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-}
-
-export async function countWebhooks(db: Db, accountId: string): Promise<number> {
-  const { total } = await db
-    .selectFrom('webhooks')
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return Number(total);
-}
+const webhooks = ownedRows('webhooks');
+export const findWebhook = webhooks.find;
+export const webhookPage = webhooks.page;
+export const countWebhooks = webhooks.count;
 
 export function updateWebhook(db: Db, accountId: string, id: string, changes: Updateable<WebhooksTable>) {
   return db
@@ -69,14 +46,7 @@ export function updateWebhook(db: Db, accountId: string, id: string, changes: Up
     .executeTakeFirst();
 }
 
-export function deleteWebhook(db: Db, accountId: string, id: string) {
-  return db
-    .deleteFrom('webhooks')
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst();
-}
+export const deleteWebhook = webhooks.remove;
 
 /**
  * Notes a real or test delivery's answer on its webhook. `streak` moves the failure streak: 'ended' by a
@@ -129,12 +99,23 @@ export async function insertDeliveriesFor(trx: Db, batch: FeedBatch): Promise<nu
       from events e
       join webhooks w on w.account_id = e.account_id and w.enabled and (e.type = any(w.events) or '*' = any(w.events))
      where e.seq > ${batch.fromSeq} and e.seq <= ${batch.toSeq}
-    on conflict (webhook_id, event_id) do nothing`.execute(trx);
+    on conflict (webhook_id, event_id) where replay_of is null do nothing`.execute(trx);
   return Number(result.numAffectedRows ?? 0);
 }
 
 export function insertDelivery(db: Db, row: Insertable<WebhookDeliveriesTable>) {
-  return db.insertInto('webhook_deliveries').values(row).returning(['id', 'attempt_count']).executeTakeFirstOrThrow();
+  return db.insertInto('webhook_deliveries').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** One delivery of the account's webhook, for a replay. */
+export function findDelivery(db: Db, accountId: string, webhookId: string, id: string) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('webhook_id', '=', webhookId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Leases up to `limit` due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED: instances never share one). */
@@ -152,7 +133,9 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
           order by d2.next_attempt_at
           limit ${limit}
           for update of d2 skip locked)
-    returning d.id, d.account_id, d.webhook_id, d.payload, d.attempt_count, d.is_test, w.url, w.secret`.execute(db);
+    returning d.id, d.account_id, d.webhook_id, d.payload, d.attempt_count, d.is_test, d.replay_of, w.url, w.secret`.execute(
+    db,
+  );
   return rows;
 }
 

@@ -1,69 +1,60 @@
 // Where a webhook may point and how one POST to it is made.
-// http(s) only; every address the host resolves to must be public unless ALLOW_PRIVATE_WEBHOOK_URLS.
+// http(s) only, no credentials (not even empty ones), no port 0; every address the host resolves to must
+// be public unless ALLOW_PRIVATE_WEBHOOK_URLS.
 // The check runs when a URL is saved and again inside the connection's own DNS lookup at delivery time,
 // so a name that is re-pointed at 127.0.0.1 after it was saved (DNS rebinding) is still refused.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { hasCredentials } from '../urlCredentials.ts';
 
-/** Not routable on the public internet: loopback, private, link-local, unique-local, CGNAT, multicast, reserved. */
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64: embeds an IPv4 address we cannot vouch for
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['2002::', 16], // 6to4: embeds an IPv4 address
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
+const PRIVATE_URL = 'URL must not point to a private, loopback or link-local address';
 
+/**
+ * Special-purpose ranges ipaddr.js files under 'unicast'. IPv4-compatible addresses (::a.b.c.d, deprecated
+ * by RFC 4291) embed an IPv4 address we cannot vouch for, and the URL parser writes [::127.0.0.1] as
+ * [::7f00:1]; :: and ::1 inside it have names of their own. Every other range (NAT64, 6to4, Teredo,
+ * discard, documentation, benchmarking, CGNAT, 0/8, 240/4, multicast) ipaddr.js names already.
+ */
+const UNNAMED_SPECIAL: [ipaddr.IPv6, number][] = [ipaddr.IPv6.parseCIDR('::/96')];
+
+/** Anything but a plain public unicast address: loopback, private, link-local, reserved, translated, multicast. */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family !== 6) return true; // not an address at all: refuse rather than guess
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1]!, 'ipv4');
-  return PRIVATE.check(address, 'ipv6');
+  if (!isIP(address)) return true; // not an address at all: refuse rather than guess
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(address); // ::ffff:a.b.c.d is judged as the IPv4 address it stands for
+  } catch {
+    return true;
+  }
+  if (parsed.range() !== 'unicast') return true;
+  return parsed.kind() === 'ipv6' && UNNAMED_SPECIAL.some((range) => (parsed as ipaddr.IPv6).match(range));
 }
 
-/** Why a URL may not be used, or null when it may. Resolves the host (DNS) unless private targets are allowed. */
-export async function refusalOf(raw: string, allowPrivate: boolean): Promise<string | null> {
+/** The parsed URL, or what is wrong with it as written, before any address is looked at. */
+function formRefusal(raw: string): { refusal: string } | { url: URL } {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'URL must be a valid http(s) URL';
+    return { refusal: 'URL must be a valid http(s) URL' };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'URL must use http or https';
-  if (url.username || url.password) return 'URL must not contain credentials';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { refusal: 'URL must use http or https' };
+  if (hasCredentials(raw)) return { refusal: 'URL must not contain credentials' };
+  if (url.port === '0') return { refusal: 'URL must not use port 0' };
+  return { url };
+}
+
+/** Why a URL may not be used, or null when it may. Resolves the host (DNS) unless private targets are allowed. */
+export async function refusalOf(raw: string, allowPrivate: boolean): Promise<string | null> {
+  const form = formRefusal(raw);
+  if ('refusal' in form) return form.refusal;
   if (allowPrivate) return null;
   try {
-    const addresses = await resolveAll(hostOf(url));
-    if (addresses.some((a) => isPrivateAddress(a.address)))
-      return 'URL must not point to a private, loopback or link-local address';
+    const addresses = await resolveAll(hostOf(form.url));
+    if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) return PRIVATE_URL;
   } catch {
     return 'URL host could not be resolved';
   }
@@ -87,11 +78,7 @@ function guardedLookup(allowPrivate: boolean) {
       (addresses) => {
         const refused = !allowPrivate && addresses.some((a) => isPrivateAddress(a.address));
         if (refused || addresses.length === 0)
-          return callback(
-            Object.assign(new Error('URL must not point to a private, loopback or link-local address'), {
-              code: 'EPRIVATE',
-            }),
-          );
+          return callback(Object.assign(new Error(PRIVATE_URL), { code: 'EPRIVATE' }));
         if (options.all) return callback(null, addresses);
         callback(null, addresses[0]!.address, addresses[0]!.family);
       },
@@ -165,17 +152,11 @@ export async function post(
   });
 }
 
-/** IP-literal hosts never reach the lookup hook, so they are checked here. */
+/** IP-literal hosts never reach the lookup hook, so they are checked here, with the rest of the URL's form. */
 async function refusalOfLiteral(raw: string, allowPrivate: boolean): Promise<string | null> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'URL must be a valid http(s) URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'URL must use http or https';
-  const host = hostOf(url);
-  if (!allowPrivate && isIP(host) && isPrivateAddress(host))
-    return 'URL must not point to a private, loopback or link-local address';
+  const form = formRefusal(raw);
+  if ('refusal' in form) return form.refusal;
+  const host = hostOf(form.url);
+  if (!allowPrivate && isIP(host) && isPrivateAddress(host)) return PRIVATE_URL;
   return null;
 }

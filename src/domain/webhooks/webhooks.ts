@@ -7,7 +7,7 @@ import { offsetOf, PageQuery, pageOf, type Page, type Paging } from '../paging.t
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { DeliveryRow, WebhookRow } from '../../db/schema/webhooks.ts';
-import { NotFound, Validation } from '../errors.ts';
+import { NotFound, StateConflict, Validation } from '../errors.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { parseInput } from '../validation.ts';
 import { sendTest } from './delivery.ts';
@@ -15,6 +15,7 @@ import * as queries from './queries.ts';
 import { refusalOf } from './target.ts';
 
 export const NOT_FOUND = 'Webhook not found';
+export const DELIVERY_NOT_FOUND = 'Delivery not found';
 
 /** `*` subscribes to every event type, including ones added later. */
 export const WEBHOOK_EVENTS = [...EVENT_TYPES, '*'] as const;
@@ -205,6 +206,7 @@ function deliveryView(r: DeliveryRow, attempts: Attempt[]) {
     event_type: r.event_type,
     status: r.status,
     is_test: r.is_test,
+    replay_of: r.replay_of,
     attempt_count: r.attempt_count,
     last_status_code: r.last_status_code,
     next_attempt_at: r.status === 'pending' ? r.next_attempt_at : null,
@@ -220,4 +222,28 @@ export type Delivery = ReturnType<typeof deliveryView>;
 export async function test(db: Db, accountId: string, id: string, config: Config) {
   const row = await find(db, accountId, id);
   return sendTest(db, config, row);
+}
+
+/**
+ * Queues a new delivery of a logged one: the same payload (event id and body), its own attempts, signed
+ * afresh when the worker sends it, so it is durable and retried like any delivery. The replay of a replay
+ * points at the first delivery, whose webhook-id every replay keeps.
+ */
+export async function replay(db: Db, accountId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const hook = await find(db, accountId, webhookId);
+  const original = await queries.findDelivery(db, accountId, webhookId, deliveryId);
+  if (!original) throw new NotFound(DELIVERY_NOT_FOUND);
+  // the worker skips deliveries of a disabled webhook, so a replay queued now would wait unseen
+  if (!hook.enabled) throw new StateConflict('Webhook is disabled; enable it to replay a delivery');
+  const row = await queries.insertDelivery(db, {
+    account_id: accountId,
+    webhook_id: webhookId,
+    event_id: original.event_id,
+    event_type: original.event_type,
+    payload: JSON.stringify(original.payload),
+    is_test: original.is_test,
+    replay_of: original.replay_of ?? original.id,
+    next_attempt_at: new Date(),
+  });
+  return deliveryView(row, []);
 }

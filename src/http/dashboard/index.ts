@@ -7,12 +7,19 @@ import { createOidc } from '../../auth/oidc.ts';
 import { restError } from '../rest/errors.ts';
 import { installGuard } from './guard.ts';
 import { audienceRoutes } from './api/audience.ts';
+import { automationRoutes } from './api/automations.ts';
+import { campaignRoutes } from './api/campaigns.ts';
+import { fieldRoutes } from './api/fields.ts';
+import { groupRoutes } from './api/groups.ts';
+import { suppressionRoutes } from './api/suppressions.ts';
 import { importRoutes } from './api/imports.ts';
 import { keyRoutes } from './api/keys.ts';
 import { outboxRoutes } from './api/outbox.ts';
 import { sessionRoutes } from './api/session.ts';
 import { settingsRoutes } from './api/settings.ts';
 import { subscriberRoutes } from './api/subscribers.ts';
+import { webhookRoutes } from './api/webhooks.ts';
+import { warmupRoutes } from './api/warmup.ts';
 import { oidcRoutes } from './oidcRoutes.ts';
 import { spa } from './spa.ts';
 
@@ -24,6 +31,13 @@ const API_ROUTES = [
   audienceRoutes,
   outboxRoutes,
   settingsRoutes,
+  campaignRoutes,
+  groupRoutes,
+  suppressionRoutes,
+  webhookRoutes,
+  fieldRoutes,
+  automationRoutes,
+  warmupRoutes,
 ];
 
 export async function dashboard(app: FastifyInstance) {

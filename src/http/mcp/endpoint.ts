@@ -6,7 +6,8 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../domain/accounts/scopes.ts';
 import { Forbidden, type Validation } from '../../domain/errors.ts';
-import { firstUnstorable, notStorableAt } from '../../domain/storable.ts';
+import { acceptText, notStorableAt } from '../../domain/storable.ts';
+import { fromStorageError } from '../../domain/storageErrors.ts';
 import { validationOf } from '../../domain/validation.ts';
 import type { KeyContext } from '../../domain/accounts/apiKeys.ts';
 import { keyGuard } from '../keyGuard.ts';
@@ -14,14 +15,28 @@ import * as rpc from './errors.ts';
 import { catalogue, findTool, listFor } from './schemas.ts';
 import type { ToolContext } from './tool.ts';
 
+// newest first; the newest is the SDK's LATEST_PROTOCOL_VERSION (test/http/mcp/sdkClient.test.ts keeps them equal)
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
+
+// Revisions before structuredContent (added in 2025-06-18). The server is stateless, so what initialize
+// negotiated is known per request only from the MCP-Protocol-Version header clients send after it; a
+// request without the header (or with a revision we do not know) gets structuredContent, which a client
+// of an older revision ignores.
+const BEFORE_STRUCTURED_CONTENT: ReadonlySet<string> = new Set(['2025-03-26', '2024-11-05', '2024-10-07']);
+
+/** Whether a tools/call answer carries structuredContent beside its text. */
+export function wantsStructuredContent(protocolHeader: string | string[] | undefined): boolean {
+  const version = Array.isArray(protocolHeader) ? protocolHeader[0] : protocolHeader;
+  return version === undefined || !BEFORE_STRUCTURED_CONTENT.has(version.trim());
+}
 
 const INSTRUCTIONS =
   'Mailgrove is an email-marketing service. Tools act on the account that owns the API key: subscribers, groups, ' +
   'segments, campaigns, webhooks, automations and forms. Ids are passed as <resource>_id (UUIDs); list tools take ' +
   'page and per_page (default 25, max 100) and return meta {current_page, last_page, per_page, total}. Every result ' +
-  'is a JSON text {success, data, meta?}; a refused call is a tool error {error, message?}.';
+  'is a JSON text {success, data, meta?}, also given as structuredContent (each tool has an outputSchema); a ' +
+  'refused call is a tool error {error, message?}.';
 
 type Message = Record<string, unknown>;
 type Answer = rpc.JsonRpcError | { jsonrpc: '2.0'; id: rpc.JsonRpcId; result: unknown } | undefined; // undefined: nothing to answer (notification) → 202
@@ -145,7 +160,11 @@ async function call(
     case 'tools/list':
       return { tools: listFor(key.scopes) };
     case 'tools/call':
-      return callTool({ db: app.db, config: app.config, queue: app.queue, key, log: req.log }, params);
+      return callTool(
+        { db: app.db, config: app.config, queue: app.queue, key, log: req.log },
+        params,
+        wantsStructuredContent(req.headers['mcp-protocol-version']),
+      );
     default:
       throw new rpc.RpcFailure(rpc.METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
@@ -162,7 +181,7 @@ function initialize(params: unknown, version: string) {
   };
 }
 
-async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResult> {
+async function callTool(ctx: ToolContext, params: unknown, structured: boolean): Promise<rpc.ToolResult> {
   if (!isObject(params))
     throw new rpc.RpcFailure(rpc.INVALID_PARAMS, 'Invalid params: params must be an object with the tool name');
   if (typeof params.name !== 'string')
@@ -177,17 +196,19 @@ async function callTool(ctx: ToolContext, params: unknown): Promise<rpc.ToolResu
       rpc.INVALID_PARAMS,
       `Invalid params: arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep`,
     );
-  // NUL or an unpaired surrogate anywhere would reach PostgreSQL and fail there (-32603): name the field instead
-  const unstorable = firstUnstorable(args);
-  if (unstorable !== undefined) throw invalidParams(notStorableAt(unstorable));
+  // the text rule of every face (NUL, control characters, unpaired surrogates; NFC), naming the field
+  const text = acceptText(args);
+  if (text.path !== undefined) throw invalidParams(notStorableAt(text.path));
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) throw invalidParams(validationOf(parsed.error));
   if (!permits(ctx.key.scopes, tool.scope)) return rpc.toolError(new Forbidden(tool.scope));
   try {
     const out = await tool.run(ctx, parsed.data);
-    return rpc.toolSuccess(out.data, out.meta);
+    return rpc.toolSuccess(out.data, out.meta, structured);
   } catch (err) {
     if (rpc.isDomainError(err)) return rpc.toolError(err);
+    const refused = fromStorageError(err);
+    if (refused) return rpc.toolError(refused);
     throw err;
   }
 }

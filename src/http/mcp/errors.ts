@@ -34,6 +34,8 @@ export class RpcFailure extends Error {
 
 export interface ToolResult {
   content: { type: 'text'; text: string }[];
+  /** the same object as the text, for clients that read the tool's outputSchema (protocol 2025-06-18 on) */
+  structuredContent?: Record<string, unknown>;
   isError?: true;
 }
 
@@ -56,9 +58,14 @@ export function toolError(err: DomainError): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
-export function toolSuccess(data: unknown, meta?: unknown): ToolResult {
+/** The text holds {success: true, data, meta?}; `structured` adds the same object as structuredContent. */
+export function toolSuccess(data: unknown, meta?: unknown, structured = true): ToolResult {
   const body = meta === undefined ? { success: true, data } : { success: true, data, meta };
-  return { content: [{ type: 'text', text: JSON.stringify(body) }] };
+  const result: ToolResult = { content: [{ type: 'text', text: JSON.stringify(body) }] };
+  // the body itself, not a parse of the text: the answer is serialised once more on the way out (Dates become
+  // the same ISO strings as in the text), and parsing a 100-item page back would cost as much as writing it
+  if (structured) result.structuredContent = body;
+  return result;
 }
 
 export function isDomainError(err: unknown): err is DomainError {

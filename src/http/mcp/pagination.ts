@@ -1,6 +1,6 @@
 // The paging arguments and meta every MCP list tool shares: the domain's page rule (page defaults to 1,
 // per_page to 25, larger values clamped to 100) as plain JSON numbers, described for agents.
-// Spread PageArgs into a tool's z.object({...PageArgs, ...}) and return metaOf(page) as meta.
+// Spread PageArgs into a tool's z.object({...PageArgs, ...}) and return listResult(page).
 import { pageFields, type Page } from '../../domain/paging.ts';
 import type { ListMeta } from './tool.ts';
 
@@ -19,4 +19,9 @@ export function metaOf(p: Page<unknown>): ListMeta {
     per_page: p.per_page,
     total: p.total,
   };
+}
+
+/** A list tool's result: the page's items as data and where it is as meta. */
+export function listResult<T>(page: Page<T>): { data: T[]; meta: ListMeta } {
+  return { data: page.items, meta: metaOf(page) };
 }

@@ -1,6 +1,7 @@
-// The tools/list catalogue: each tool's JSON Schema converted from its zod input ONCE (at the first
-// call, which the endpoint makes while registering) and reused for every request; tools/list only filters
-// the cached entries by the key's scopes. Converting 44 schemas costs ~3 ms, per request too much.
+// The tools/list catalogue: each tool's JSON Schemas converted from its zod input and output ONCE (at the
+// first call, which the endpoint makes while registering) and reused for every request; tools/list only
+// filters the cached entries by the key's scopes. Converting the 88 schemas on every tools/list would cost more
+// than the rest of the request.
 import { z } from 'zod';
 import { permits } from '../../domain/accounts/scopes.ts';
 import type { Tool, ToolAnnotations } from './tool.ts';
@@ -11,6 +12,8 @@ export interface ToolListing {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** the success object {success: true, data, meta?} of the text and of structuredContent */
+  outputSchema: Record<string, unknown>;
   annotations: ToolAnnotations & { title: string };
 }
 
@@ -36,6 +39,7 @@ export function build(tools: Tool[]): Catalogue {
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchemaOf(tool.input),
+      outputSchema: outputSchemaOf(tool),
       annotations: { title: tool.title, ...tool.annotations },
     };
     return { tool, listing };
@@ -61,6 +65,19 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   const clean = tidy(json) as Record<string, unknown>;
   if (clean.type !== 'object') throw new Error('MCP tool inputs must be objects');
   clean.properties ??= {};
+  return clean;
+}
+
+/**
+ * The output as an object schema (MCP requires type "object" at the root). Converted as an input so that
+ * objects stay open: zod's output mode adds additionalProperties: false to every object, and a view that
+ * gains a field would then fail every client that validates structuredContent.
+ */
+function outputSchemaOf(tool: Tool): Record<string, unknown> {
+  const json = z.toJSONSchema(tool.output, { io: 'input', unrepresentable: 'throw' }) as Record<string, unknown>;
+  delete json.$schema;
+  const clean = tidy(json) as Record<string, unknown>;
+  if (clean.type !== 'object') throw new Error(`MCP tool ${tool.name}: outputSchema must be an object`);
   return clean;
 }
 

@@ -1,6 +1,7 @@
-// What a tool is: a name, the scope that unlocks it, a zod input schema, and a call into src/domain.
-// The dispatcher (endpoint.ts) parses arguments with `input` (-32602 on failure), checks `scope`
-// (Forbidden tool error), runs `run`, and wraps its output as {success:true, data, meta?}.
+// What a tool is: a name, the scope that unlocks it, a zod input schema, the zod shape of its answer, and a
+// call into src/domain. The dispatcher (endpoint.ts) parses arguments with `input` (-32602 on failure), checks
+// `scope` (Forbidden tool error), runs `run`, and wraps its output as {success:true, data, meta?}, the object
+// `output` describes (outputs.ts; tools/list shows it as outputSchema).
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import type { Scope } from '../../domain/accounts/scopes.ts';
@@ -43,6 +44,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   description: string;
   annotations: ToolAnnotations;
   input: S;
+  /** the whole success object {success: true, data, meta?}, built with outputs.single / outputs.page */
+  output: z.ZodType;
   run(ctx: ToolContext, args: z.output<S>): Promise<ToolOutput>;
 }
 

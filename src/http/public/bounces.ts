@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import * as bounces from '../../domain/feedback/bounces.ts';
 import { DomainError, NotFound } from '../../domain/errors.ts';
 import { parse, PROVIDERS, type Provider } from '../../domain/feedback/bounceFormats.ts';
+import { replaceUnstorableIn } from '../../domain/storable.ts';
 import { restError } from '../rest/errors.ts';
 
 export async function bounceHooks(app: FastifyInstance) {
@@ -13,11 +14,16 @@ export async function bounceHooks(app: FastifyInstance) {
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.setErrorHandler((err, req, reply) => restError(err as DomainError, req, reply));
 
-  app.post('/hooks/bounces/:provider/:secret', { bodyLimit: 5 * 1024 * 1024 }, async (req) => {
+  // a provider's report is kept whatever it holds: refused characters become U+FFFD rather than a 400
+  // that would make the provider retry the whole batch forever
+  const config = { textRule: 'replace' as const };
+  app.post('/hooks/bounces/:provider/:secret', { bodyLimit: 5 * 1024 * 1024, config }, async (req) => {
     const { provider, secret } = req.params as { provider: string; secret: string };
     if (!(PROVIDERS as readonly string[]).includes(provider)) throw new NotFound('Not found');
     const accountId = await bounces.accountForSecret(app.db, secret);
     const parsed = parse(provider as Provider, req.body);
+    // a JSON body was cleaned by the text rule's hook already; a text body (SNS) is only JSON once parsed
+    if (typeof req.body === 'string') replaceUnstorableIn(parsed);
     if (parsed.confirmation) {
       await bounces.recordConfirmation(app.db, accountId, provider as Provider, parsed.confirmation);
       req.log.warn(
@@ -29,6 +35,7 @@ export async function bounceHooks(app: FastifyInstance) {
         message: 'Subscription confirmation recorded; an operator must visit the SubscribeURL to confirm it',
       };
     }
-    return { success: true, data: await bounces.apply(app.db, accountId, provider as Provider, parsed.reports) };
+    const opts = { softBounceLimit: app.config.SOFT_BOUNCE_LIMIT };
+    return { success: true, data: await bounces.apply(app.db, accountId, provider as Provider, parsed.reports, opts) };
   });
 }

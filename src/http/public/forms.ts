@@ -5,8 +5,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { DomainError, Validation } from '../../domain/errors.ts';
+import { fromStorageError } from '../../domain/storageErrors.ts';
 import * as signups from '../../domain/forms/signups.ts';
-import { formPage, MESSAGES, messagePage, PAGE_CSP } from './formPages.ts';
+import { checkInboxPage, formPage, MESSAGES, messagePage, PAGE_CSP } from './formPages.ts';
 
 const SUBMISSIONS_PER_MINUTE = 10;
 
@@ -43,7 +44,8 @@ export async function formPages(app: FastifyInstance) {
   const transport = app.transport;
   const limiter = new RateLimiterMemory({ keyPrefix: 'form_submit', points: SUBMISSIONS_PER_MINUTE, duration: 60 });
 
-  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+  app.setErrorHandler((raw: Error & { statusCode?: number }, req, reply) => {
+    const err = fromStorageError(raw) ?? raw;
     const json = wantsJson(req);
     const [status, message] =
       err instanceof DomainError
@@ -59,7 +61,7 @@ export async function formPages(app: FastifyInstance) {
     const error = err instanceof DomainError && err.kind === 'not_found' ? 'Form not found' : message;
     return json
       ? reply.code(status).send({ success: false, error })
-      : html(reply, status, messagePage(status === 404 ? 'Form not found' : 'Sorry', message));
+      : html(reply, status, messagePage(status === 404 ? 'Form not found' : 'Sorry', message, 'problem'));
   });
 
   app.get('/f/confirm/:token', async (req, reply) => {
@@ -68,10 +70,10 @@ export async function formPages(app: FastifyInstance) {
       return html(
         reply,
         400,
-        messagePage('Link not valid', r.status === 'expired' ? MESSAGES.expiredLink : MESSAGES.invalidLink),
+        messagePage('Link not valid', r.status === 'expired' ? MESSAGES.expiredLink : MESSAGES.invalidLink, 'problem'),
       );
     if (r.form.redirect_url) return reply.redirect(r.form.redirect_url, 303);
-    return html(reply, 200, messagePage('Subscription confirmed', r.form.success_message));
+    return html(reply, 200, messagePage('Subscription confirmed', r.form.success_message, 'done'));
   });
 
   app.get('/f/:id', async (req, reply) => {
@@ -131,7 +133,7 @@ export async function formPages(app: FastifyInstance) {
         ...(!pending && form.redirect_url && { redirect_url: form.redirect_url }),
       };
     if (!pending && form.redirect_url) return reply.redirect(form.redirect_url, 303);
-    return html(reply, 200, messagePage(pending ? 'Check your inbox' : 'Thank you', message));
+    return html(reply, 200, pending ? checkInboxPage(form.name) : messagePage('Thank you', message, 'done'));
   });
 }
 

@@ -9,7 +9,7 @@ import { PIXEL_GIF, readTrackToken } from '../../mail/tracking.ts';
 export async function trackingRoutes(app: FastifyInstance) {
   app.get('/t/o/:token', async (req, reply) => {
     const t = readTrackToken(app.config.secret, (req.params as { token: string }).token);
-    if (t) await engagement.recordOpen(app.db, t);
+    if (t) await engagement.recordOpen(app.db, t, { ip: req.ip, userAgent: req.headers['user-agent'] });
     // a forged or stale token still gets the pixel: a broken image in someone's inbox helps nobody
     return reply
       .header('content-type', 'image/gif')

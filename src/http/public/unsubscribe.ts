@@ -1,11 +1,15 @@
 // Public unsubscribe pages: GET /u/{token} shows a confirmation page with a button;
 // POST /u/{token} unsubscribes — both the button and RFC 8058 one-click (mail clients POST
 // "List-Unsubscribe=One-Click" as a form, urlencoded or multipart, with no cookies and no page view).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NotFound } from '../../domain/errors.ts';
 import * as unsubscribes from '../../domain/feedback/unsubscribe.ts';
 import { escapeHtml } from '../../mail/render.ts';
 import { readUnsubscribeToken } from '../../mail/unsubscribe.ts';
+import { icon, publicPage } from './publicPage.ts';
+
+// inline styles only, no scripts; the button posts back to the page itself
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
 
 export async function unsubscribePages(app: FastifyInstance) {
   // one-click POSTs may come as multipart/form-data or text/plain: accept any body, we never read it
@@ -14,28 +18,34 @@ export async function unsubscribePages(app: FastifyInstance) {
   app.get('/u/:token', async (req, reply) => {
     const token = readUnsubscribeToken(app.config.secret, (req.params as { token: string }).token);
     const target = token && (await unsubscribes.describe(app.db, token).catch(notFoundAsUndefined));
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    htmlHeaders(reply);
     if (!target) return reply.code(404).send(invalidPage());
+    const from = `<p class="mg-from">${escapeHtml(target.account_name)}</p>\n`;
     if (target.status === 'unsubscribed')
-      return page(
+      return publicPage(
         'Unsubscribed',
-        `<p><strong>${escapeHtml(target.email)}</strong> is unsubscribed from ${escapeHtml(target.account_name)}.</p>`,
+        `${icon('done')}${from}<h1>Unsubscribed</h1>\n` +
+          `<p><strong>${escapeHtml(target.email)}</strong> is unsubscribed from ${escapeHtml(target.account_name)}.</p>`,
       );
-    return page(
+    return publicPage(
       'Unsubscribe',
-      `<p>Stop receiving emails from <strong>${escapeHtml(target.account_name)}</strong> at <strong>${escapeHtml(target.email)}</strong>?</p>` +
-        `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+      `${from}<h1>Unsubscribe</h1>\n` +
+        `<p>Stop receiving emails from <strong>${escapeHtml(target.account_name)}</strong> at <strong>${escapeHtml(target.email)}</strong>?</p>\n` +
+        `<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>\n` +
+        `<p class="mg-note">This stops every email from ${escapeHtml(target.account_name)} to this address.</p>`,
     );
   });
 
   app.post('/u/:token', async (req, reply) => {
     const token = readUnsubscribeToken(app.config.secret, (req.params as { token: string }).token);
     const done = token && (await unsubscribes.unsubscribe(app.db, token).catch(notFoundAsUndefined));
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+    htmlHeaders(reply);
     if (!done) return reply.code(404).send(invalidPage());
-    return page(
+    return publicPage(
       'Unsubscribed',
-      `<p><strong>${escapeHtml(done.email)}</strong> will not receive these emails any more.</p>`,
+      `${icon('done')}<h1>Unsubscribed</h1>\n` +
+        `<p><strong>${escapeHtml(done.email)}</strong> will not receive these emails any more.</p>\n` +
+        `<p class="mg-note">Unsubscribed by mistake? Sign up again on the sender's website.</p>`,
     );
   });
 }
@@ -45,17 +55,19 @@ function notFoundAsUndefined(err: unknown): undefined {
   throw err;
 }
 
-function invalidPage(): string {
-  return page(
-    'Link not valid',
-    '<p>This unsubscribe link is not valid (any more). If you keep receiving emails, reply to one of them.</p>',
-  );
+function htmlHeaders(reply: FastifyReply): void {
+  reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer');
 }
 
-function page(title: string, body: string): string {
-  return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}` +
-    `button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style></head><body><h1>${title}</h1>${body}</body></html>`
+function invalidPage(): string {
+  return publicPage(
+    'Link not valid',
+    `${icon('problem')}<h1>Link not valid</h1>\n` +
+      '<p>This unsubscribe link is not valid (any more). If you keep receiving emails, reply to one of them.</p>',
   );
 }

@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { NotFound, Validation } from '../../domain/errors.ts';
 import type { Page } from '../../domain/paging.ts';
-import { firstUnstorable, notStorableAt } from '../../domain/storable.ts';
 import { parseInput } from '../../domain/validation.ts';
 
 export function ok<T>(data: T, message?: string) {
@@ -42,15 +41,8 @@ export function pathId(params: unknown, notFound: string, name = 'id'): string {
 /**
  * For the REST and admin faces (each an encapsulated plugin): bodies are JSON only (spec "Request bodies
  * are JSON"), so the form parser the public pages need and Fastify's text/plain parser stay out and any
- * other type is a 415, not a half-parsed 400. And NUL or unpaired surrogates anywhere in a body or query
- * are a 400 naming the field, before any route hands the text to PostgreSQL (which would make it a 500).
+ * other type is a 415, not a half-parsed 400. (The text rule runs at the root for every face: textGuard.ts.)
  */
 export function acceptJsonOnly(app: FastifyInstance): void {
   app.removeContentTypeParser(['text/plain', 'application/x-www-form-urlencoded']);
-  app.addHook('preValidation', async (req) => {
-    for (const value of [req.body, req.query]) {
-      const path = firstUnstorable(value);
-      if (path !== undefined) throw notStorableAt(path);
-    }
-  });
 }

@@ -2,6 +2,7 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorKind } from '../../domain/errors.ts';
+import { fromStorageError } from '../../domain/storageErrors.ts';
 
 const STATUS = {
   not_found: 404,
@@ -13,6 +14,13 @@ const STATUS = {
 } satisfies Record<ErrorKind, number>;
 
 export function restError(err: FastifyError | DomainError, req: FastifyRequest, reply: FastifyReply) {
+  if (!(err instanceof DomainError)) {
+    const refused = fromStorageError(err);
+    if (refused) {
+      req.log.info({ code: (err as { code?: string }).code, reqId: req.id }, 'input refused by the database');
+      err = refused;
+    }
+  }
   if (err instanceof DomainError) {
     const body: Record<string, unknown> = { success: false, error: err.message };
     if (err.detail) body.message = err.detail;

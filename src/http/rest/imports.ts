@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import * as imports from '../../domain/imports/imports.ts';
 import { csvUploads } from '../upload.ts';
 import { ok, pagination } from './envelope.ts';
+import { admit } from './idempotency.ts';
 
 export async function importRoutes(app: FastifyInstance) {
   const readUpload = await csvUploads(app, {
@@ -17,7 +18,8 @@ export async function importRoutes(app: FastifyInstance) {
   });
 
   app.post('/subscribers/import-async', { config: { scope: 'subscribers:write' } }, async (req, reply) => {
-    const { upload, groupIds } = await readUpload(req, req.key.accountId);
+    const { upload, groupIds, sha256 } = await readUpload(req, req.key.accountId);
+    if (!(await admit(app, req, reply, sha256, () => imports.discard(app.db, upload)))) return reply;
     const job = await imports.start(app.db, app.queue, upload, groupIds);
     return reply.code(200).send(ok(job));
   });

@@ -8,6 +8,7 @@ import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
 import { permits } from '../../domain/accounts/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
 import { acceptJsonOnly } from './envelope.ts';
+import { idempotency } from './idempotency.ts';
 import { keyGuard } from '../keyGuard.ts';
 import { restError } from './errors.ts';
 import { restRoutes } from './routes.ts';
@@ -16,7 +17,6 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
   app.setErrorHandler(restError);
   acceptJsonOnly(app);
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ success: false, error: 'Not found' }));
-  app.decorateRequest('key', null as any);
   app.addHook('onClose', async () => stopCache(app.db));
   const admitKey = keyGuard(app.db, opts.limiter, {
     unauthorized: (reply, reason) =>
@@ -31,5 +31,6 @@ export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimi
     const scope = req.routeOptions.config?.scope;
     if (scope && !permits(key.scopes, scope)) throw new Forbidden(scope);
   });
+  idempotency(app);
   for (const routes of restRoutes) await app.register(routes);
 }

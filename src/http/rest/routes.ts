@@ -8,8 +8,10 @@ import { groupRoutes } from './groups.ts';
 import { segmentRoutes } from './segments.ts';
 import { formRoutes } from './forms.ts';
 import { campaignRoutes } from './campaigns.ts';
+import { suppressionRoutes } from './suppressions.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { automationRoutes } from './automations.ts';
+import { warmupRoutes } from './warmup.ts';
 
 export const restRoutes: ((app: FastifyInstance) => Promise<void>)[] = [
   authRoutes,
@@ -20,6 +22,8 @@ export const restRoutes: ((app: FastifyInstance) => Promise<void>)[] = [
   segmentRoutes,
   formRoutes,
   campaignRoutes,
+  suppressionRoutes,
   webhookRoutes,
   automationRoutes,
+  warmupRoutes,
 ];

@@ -1,34 +1,14 @@
 // /api/v1/external/subscribers: the spec's subscriber endpoints. Parse, call the domain, pick the spec's fields.
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import * as bulk from '../../domain/subscribers/bulk.ts';
+import { exportCsv } from '../../domain/subscribers/export.ts';
 import * as subscribers from '../../domain/subscribers/subscribers.ts';
 import { ok, pagination, parse, pathId } from './envelope.ts';
 import { pick } from '../pick.ts';
+import { SUBSCRIBER_VIEW } from '../subscriberViews.ts';
 
-// spec "Which fields each response carries"
-const CREATE_FIELDS = ['id', 'email', 'first_name', 'last_name', 'phone', 'status', 'created_at'] as const;
-const GET_FIELDS = [
-  'id',
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'status',
-  'groups',
-  'custom_fields',
-  'notes',
-  'created_at',
-  'updated_at',
-] as const;
-const UPDATE_FIELDS = [
-  'id',
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'status',
-  'custom_fields',
-  'updated_at',
-] as const;
+const { create: CREATE_FIELDS, get: GET_FIELDS, update: UPDATE_FIELDS } = SUBSCRIBER_VIEW;
 
 const bodies = new WeakMap<object, string>();
 
@@ -40,6 +20,19 @@ export async function subscriberRoutes(app: FastifyInstance) {
 
   app.get('/subscribers/stats', { config: { scope: 'subscribers:read' } }, async (req) => {
     return ok(await subscribers.stats(app.db, req.key.accountId));
+  });
+
+  // our addition to the spec: one operation over many subscribers (docs/api.md, "Bulk actions and export")
+  app.post('/subscribers/bulk', { config: { scope: 'subscribers:write' } }, async (req) => {
+    return ok(await bulk.apply(app.db, req.key.accountId, parse(bulk.BulkAction, req.body)));
+  });
+
+  app.get('/subscribers/export', { config: { scope: 'subscribers:read' } }, async (req, reply) => {
+    const csv = await exportCsv(app.db, req.key.accountId, req.query as bulk.Filter);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="subscribers.csv"')
+      .send(Readable.from(csv));
   });
 
   app.post('/subscribers', { config: { scope: 'subscribers:write' } }, async (req, reply) => {

@@ -1,5 +1,5 @@
 // /api/v1/external/webhooks: our addition to the spec's REST surface (the spec shows webhooks only as tools).
-// CRUD, the delivery log and a test event; same rules as the MCP webhook tools (src/domain/webhooks/).
+// CRUD, the delivery log, a test event and the replay of a delivery; same rules as the MCP webhook tools (src/domain/webhooks/).
 // Scopes webhooks:read / webhooks:write.
 import type { FastifyInstance } from 'fastify';
 import * as webhooks from '../../domain/webhooks/webhooks.ts';
@@ -47,4 +47,14 @@ export async function webhookRoutes(app: FastifyInstance) {
   app.post('/webhooks/:id/test', { config: { scope: 'webhooks:write' } }, async (req) => {
     return ok(await webhooks.test(app.db, req.key.accountId, pathId(req.params, NOT_FOUND), app.config));
   });
+
+  app.post(
+    '/webhooks/:id/deliveries/:deliveryId/replay',
+    { config: { scope: 'webhooks:write' } },
+    async (req, reply) => {
+      const id = pathId(req.params, NOT_FOUND);
+      const deliveryId = pathId(req.params, webhooks.DELIVERY_NOT_FOUND, 'deliveryId');
+      return reply.code(202).send(ok(await webhooks.replay(app.db, req.key.accountId, id, deliveryId)));
+    },
+  );
 }

@@ -74,12 +74,16 @@ describe('apiKeys domain', () => {
     await assert.rejects(apiKeys.revoke(db, null, '00000000-0000-4000-8000-000000000000'), NotFound);
   });
 
-  test('a key of an account without an owner has no user (test-auth then reports null ids)', async () => {
+  test('a key of an account made without an owner email belongs to its service owner', async () => {
     const acc = await newAccount(false);
     const k = await apiKeys.create(db, acc.id, { name: 'Ownerless', scopes: ['*'] });
     const ctx = await apiKeys.authenticate(db, k.key);
     assert.ok(typeof ctx !== 'string');
-    assert.deepEqual([ctx.userId, ctx.idpUserId], [null, null]);
+    assert.deepEqual([ctx.userId, ctx.idpUserId], [acc.owner.id, `service|${acc.id}`]);
+    await assert.rejects(
+      apiKeys.create(db, '00000000-0000-4000-8000-000000000000', { name: 'Nowhere', scopes: ['*'] }),
+      NotFound,
+    );
   });
 
   test('scopes: * and <resource>:* patterns; read and write are separate', () => {

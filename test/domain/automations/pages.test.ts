@@ -1,23 +1,14 @@
 // Automation lists come back as one Page (items, page, per_page, total); runs are started by the trigger
 // scan and canceled, and counted as such, when their automation is disabled.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as automations from '../../../src/domain/automations/automations.ts';
 import * as triggers from '../../../src/domain/automations/triggers.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let testDb: TestDb;
-let db: Db;
-before(async () => {
-  testDb = await openTestDb();
-  db = testDb.handle.db;
-  await migrate(db);
-});
-after(() => testDb.destroy());
+const { db } = await migratedDb();
 
 const waitADay = {
   name: 'Wait',

@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { loadConfig, type Config } from '../../../src/config.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as campaigns from '../../../src/domain/campaigns/campaigns.ts';
+import { audienceCount } from '../../../src/domain/campaigns/ledger.ts';
 import { NotFound, StateConflict, Validation } from '../../../src/domain/errors.ts';
 import { forgetSubscriber } from '../../../src/domain/forget/forget.ts';
 import * as groups from '../../../src/domain/subscribers/groups.ts';
@@ -296,6 +297,74 @@ describe('Audience', () => {
     );
     assert.equal(sending.stats.recipients, 4);
   });
+
+  test('the count and the freeze leave out suppressed addresses through recorded checks, and ask again when an address changes', async () => {
+    const acc = await account();
+    const g = await withAudience(acc, ['old@x.test', 'forgot@x.test', 'later@x.test']);
+    const checks = () =>
+      db
+        .selectFrom('suppression_checks as c')
+        .innerJoin('subscribers as s', 's.id', 'c.subscriber_id')
+        .select(['s.email', 'c.suppressed'])
+        .where('c.account_id', '=', acc)
+        .orderBy('s.email')
+        .execute();
+    assert.deepEqual(await checks(), [], 'no suppressions yet: nothing to check');
+    await forgetSubscriber(db, config.secret, acc, (await subscribers.getFull(db, acc, { email: 'forgot@x.test' })).id);
+    // written after the account's first suppression: listed, not yet checked
+    await subscribers.create(db, acc, { email: 'FORGOT@x.test', group_ids: [g] });
+    await subscribers.create(db, acc, { email: 'new@x.test', group_ids: [g] });
+    assert.deepEqual(await checks(), [
+      { email: 'FORGOT@x.test', suppressed: null },
+      { email: 'new@x.test', suppressed: null },
+    ]);
+    assert.equal(await audienceCount(db, config.secret, acc, [g], []), 3, 'old, later, new');
+    assert.deepEqual(await checks(), [{ email: 'FORGOT@x.test', suppressed: true }], 'the answers are kept');
+    assert.equal(await audienceCount(db, config.secret, acc, [g], []), 3, 'read from the check, not hashed again');
+    // a segment alone, and with a group: members of both once, the suppressed one out of either branch
+    await subscribers.create(db, acc, { email: 'solo@x.test', first_name: 'Seg' });
+    for (const email of ['old@x.test', 'FORGOT@x.test'])
+      await subscribers.update(db, acc, (await subscribers.getFull(db, acc, { email })).id, { first_name: 'Seg' });
+    const seg = await segments.create(db, acc, {
+      name: 'Seg',
+      filter: { match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Seg' }] },
+    });
+    assert.equal(await audienceCount(db, config.secret, acc, [], [seg.id]), 2, 'solo, old');
+    assert.equal(await audienceCount(db, config.secret, acc, [g], [seg.id]), 4, 'old, later, new, solo');
+    await subscribers.remove(db, acc, (await subscribers.getFull(db, acc, { email: 'solo@x.test' })).id);
+
+    // a changed address is checked again, whichever way it goes
+    const swap = async (from: string, to: string) =>
+      db
+        .updateTable('subscribers')
+        .set({ email: to })
+        .where('account_id', '=', acc)
+        .where('email', '=', from)
+        .execute();
+    await swap('FORGOT@x.test', 'back@x.test');
+    await swap('later@x.test', 'forgot@x.test');
+    assert.deepEqual(await checks(), [
+      { email: 'back@x.test', suppressed: null },
+      { email: 'forgot@x.test', suppressed: null },
+    ]);
+    assert.equal(await audienceCount(db, config.secret, acc, [g], []), 3, 'old, new, back');
+
+    await swap('back@x.test', 'Forgot2@x.test');
+    const c = await campaigns.create(db, acc, { name: 'A', subject: 's', content_html: '<p>x</p>', group_ids: [g] });
+    const sending = await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
+    const frozen = await db
+      .selectFrom('campaign_recipients')
+      .select('email')
+      .where('campaign_id', '=', c.id)
+      .orderBy('email')
+      .execute();
+    assert.deepEqual(
+      frozen.map((r) => r.email),
+      ['Forgot2@x.test', 'new@x.test', 'old@x.test'],
+    );
+    assert.equal(sending.stats.recipients, await audienceCount(db, config.secret, acc, [g], []));
+    assert.deepEqual(await checks(), [{ email: 'forgot@x.test', suppressed: true }]);
+  });
 });
 
 describe('Scheduled start after the audience changed', () => {
@@ -330,7 +399,7 @@ describe('Scheduled start after the audience changed', () => {
 });
 
 describe('Ledger steps', () => {
-  test('claim marks rows sending for one worker; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
+  test('claim holds rows for one worker, promote marks them sending; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
     const acc = await account();
     const g = await withAudience(acc, ['l1@x.test', 'l2@x.test', 'l3@x.test']);
     const c = await campaigns.create(db, acc, {
@@ -344,11 +413,35 @@ describe('Ledger steps', () => {
     const batch = await sendSteps.claim(db, c.id, w1, 2);
     assert.equal(batch.length, 2);
     assert.ok(batch.every((r) => r.attempts === 1));
-    assert.equal(
-      (await sendSteps.claim(db, c.id, randomUUID(), 10)).length,
-      1,
-      'a second worker gets only what is left',
+    const w2 = randomUUID();
+    const rest = await sendSteps.claim(db, c.id, w2, 10);
+    assert.equal(rest.length, 1, 'a second worker gets only what is left');
+    // a claim is not an attempt: the rows stay queued until their messages go out
+    const claimed = await db
+      .selectFrom('campaign_recipients')
+      .select(['state', 'attempts'])
+      .where('campaign_id', '=', c.id)
+      .execute();
+    assert.deepEqual(
+      claimed.map((r) => `${r.state}:${r.attempts}`),
+      ['queued:0', 'queued:0', 'queued:0'],
     );
+    assert.deepEqual(
+      [
+        ...(await sendSteps.promote(
+          db,
+          w1,
+          batch.map((r) => r.id),
+        )),
+      ].sort(),
+      batch.map((r) => r.id).sort(),
+    );
+    assert.equal(
+      (await sendSteps.promote(db, w1, [rest[0]!.id])).size,
+      0,
+      'another worker’s claim is not ours to send',
+    );
+    assert.equal((await sendSteps.promote(db, w2, [rest[0]!.id])).size, 1);
     assert.equal(await sendSteps.finishIfDone(db, c.id), false, 'not while rows are in flight');
     const written = await sendSteps.record(db, w1, [
       { id: batch[0]!.id, state: 'sent', message_id: 'm1@x' },
@@ -361,7 +454,10 @@ describe('Ledger steps', () => {
       'another worker cannot overwrite',
     );
     // the third row's worker "died": its row is interrupted, not re-sent
-    assert.equal(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), 1);
+    assert.deepEqual(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), {
+      interrupted: 1,
+      released: 0,
+    });
     assert.equal(await sendSteps.finishIfDone(db, c.id), true);
     assert.equal(await sendSteps.finishIfDone(db, c.id), false, 'finishes once');
     const done = await campaigns.get(db, acc, c.id);
@@ -382,9 +478,9 @@ describe('Ledger steps', () => {
     assert.equal((events.find((e) => e.type === 'campaign.sent')!.data as any).stats.sent, 1);
   });
 
-  test('interruptOrphans leaves rows of a live worker alone and takes those of a silent one', async () => {
+  test('interruptOrphans leaves rows of a live worker alone, interrupts what a silent one was sending and requeues what it only claimed', async () => {
     const acc = await account();
-    const g = await withAudience(acc, ['o1@x.test', 'o2@x.test']);
+    const g = await withAudience(acc, ['o1@x.test', 'o2@x.test', 'o3@x.test', 'o4@x.test']);
     const c = await campaigns.create(db, acc, {
       name: 'Orphans',
       subject: 's',
@@ -394,18 +490,29 @@ describe('Ledger steps', () => {
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const [live, dead] = [randomUUID(), randomUUID()];
     await sendSteps.heartbeat(db, live);
+    const [l1] = await sendSteps.claim(db, c.id, live, 1);
     await sendSteps.claim(db, c.id, live, 1);
+    const [d1] = await sendSteps.claim(db, c.id, dead, 1);
     await sendSteps.claim(db, c.id, dead, 1);
-    assert.equal(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), 1);
+    await sendSteps.promote(db, live, [l1!.id]);
+    await sendSteps.promote(db, dead, [d1!.id]);
+    assert.deepEqual(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), {
+      interrupted: 1,
+      released: 1,
+    });
     const states = await db
       .selectFrom('campaign_recipients')
-      .select(['state', 'worker_id'])
+      .select(['state', 'worker_id', 'attempts'])
       .where('campaign_id', '=', c.id)
       .execute();
-    assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}`).sort(), [
-      'interrupted:false',
-      'sending:true',
+    assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}:${s.attempts}`).sort(), [
+      'interrupted:false:1',
+      'queued:false:0',
+      'queued:true:0',
+      'sending:true:1',
     ]);
+    const back = await sendSteps.claim(db, c.id, randomUUID(), 10);
+    assert.equal(back.length, 1, 'the dead worker’s claim can be claimed again');
   });
 
   test('forget_subscriber erases the subscriber from every ledger', async () => {

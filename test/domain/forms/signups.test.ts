@@ -2,27 +2,18 @@
 // form.submitted event (the form_submitted automation trigger) commit together or not at all. A trigger
 // that refuses form.submitted for one account stands in for a crash between the writes.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as forms from '../../../src/domain/forms/forms.ts';
 import * as signups from '../../../src/domain/forms/signups.ts';
 import type { MailTransport, OutgoingMessage } from '../../../src/mail/transport.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 import { createGroup, eventTypes } from '../../support/rows.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-  await sql`create function refuse_form_submitted() returns trigger language plpgsql as $$
-    begin raise exception 'form.submitted refused for this test'; end $$`.execute(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
+await sql`create function refuse_form_submitted() returns trigger language plpgsql as $$
+  begin raise exception 'form.submitted refused for this test'; end $$`.execute(db);
 
 const SECRET = 'test-secret-of-at-least-32-characters!!';
 const sent: OutgoingMessage[] = [];

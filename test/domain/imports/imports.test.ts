@@ -2,22 +2,13 @@
 // formats, newest first, own account only, uploads still staging left out.
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { after, before, describe, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Validation } from '../../../src/domain/errors.ts';
 import * as imports from '../../../src/domain/imports/imports.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let tdb: TestDb;
-let db: Db;
-before(async () => {
-  tdb = await openTestDb();
-  db = tdb.handle.db;
-  await migrate(db);
-});
-after(() => tdb.destroy());
+const { db } = await migratedDb();
 
 const noQueue = { send: async () => undefined };
 const csv = (text: string) => Readable.from([Buffer.from(text)]);

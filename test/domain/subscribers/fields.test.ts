@@ -60,7 +60,7 @@ describe('fields domain', () => {
       assert.deepEqual(err.fields, {
         'custom_fields.age': ['Must be a number'],
         'custom_fields.shoe': ['Unknown custom field: shoe'],
-        'custom_fields.vip': ['Must not contain NUL characters or unpaired surrogates'],
+        'custom_fields.vip': ['Must not contain NUL, control characters or unpaired surrogates'],
       });
       assert.equal(err.message, 'custom_fields.age: Must be a number');
     }

@@ -38,7 +38,7 @@ describe('subscribers domain', () => {
       subscribers.create(db, acc, { email: 'a@example.com', first_name: 'a\u0000' }),
       Validation,
     );
-    assert.deepEqual(nul.fields, { first_name: ['Must not contain NUL characters or unpaired surrogates'] });
+    assert.deepEqual(nul.fields, { first_name: ['Must not contain NUL, control characters or unpaired surrogates'] });
   });
 
   test('create trims the email, keeps its case, and compares case-insensitively (409 Conflict)', async () => {

@@ -1,23 +1,14 @@
 // Webhook lists come back as one Page (items, page, per_page, total): the webhooks of an account and the
 // delivery log of one, which get_webhook also shows (its 10 most recent).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Db } from '../../../src/db/client.ts';
-import { migrate } from '../../../src/db/migrate.ts';
+import { test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
 import * as delivery from '../../../src/domain/webhooks/delivery.ts';
 import * as webhooks from '../../../src/domain/webhooks/webhooks.ts';
-import { openTestDb, type TestDb } from '../../support/db.ts';
+import { migratedDb } from '../../support/db.ts';
 
-let testDb: TestDb;
-let db: Db;
-before(async () => {
-  testDb = await openTestDb();
-  db = testDb.handle.db;
-  await migrate(db);
-});
-after(() => testDb.destroy());
+const { db } = await migratedDb();
 
 const loopback = { ALLOW_PRIVATE_WEBHOOK_URLS: true };
 

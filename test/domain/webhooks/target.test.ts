@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { isPrivateAddress, post, refusalOf } from '../../../src/domain/webhooks/target.ts';
+import { mcpAccount } from '../../http/mcp/client.ts';
+import { startServer } from '../../support/server.ts';
 
 const PRIVATE_URL = 'URL must not point to a private, loopback or link-local address';
 
@@ -29,9 +31,32 @@ describe('Webhook SSRF guard › addresses', () => {
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
     'ff02::1',
+    '::7f00:1', // IPv4-compatible (::/96): what the URL parser makes of [::127.0.0.1]
+    '::ffff:7f00:1',
+    '64:ff9b::7f00:1', // NAT64
+    '64:ff9b:1::1',
+    '2002:7f00:1::', // 6to4
+    '2001::1', // Teredo
+    '100::1', // discard
+    '2001:db8::1',
+    '192.0.0.1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '240.0.0.1',
+    'example.com',
   ];
   for (const address of refused) test(`${address} is private`, () => assert.equal(isPrivateAddress(address), true));
-  const allowed = ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+  const allowed = [
+    '93.184.216.34',
+    '93.184.215.14',
+    '8.8.8.8',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+  ];
   for (const address of allowed) test(`${address} is public`, () => assert.equal(isPrivateAddress(address), false));
 });
 
@@ -48,15 +73,40 @@ describe('Webhook SSRF guard › URLs when saved', () => {
     // a hostname is resolved: localhost → 127.0.0.1 (and ::1)
     ['http://localhost:3000/hook', PRIVATE_URL],
     ['https://localhost/hook', PRIVATE_URL],
+    ['http://[::127.0.0.1]/hook', PRIVATE_URL],
+    ['http://[::ffff:127.0.0.1]/hook', PRIVATE_URL],
+    ['http://[::ffff:7f00:1]/hook', PRIVATE_URL],
+    ['http://[64:ff9b::7f00:1]/hook', PRIVATE_URL],
+    ['http://[2002:7f00:1::]/hook', PRIVATE_URL],
+    ['http://[fe80::1]/hook', PRIVATE_URL],
+    ['http://[::]/hook', PRIVATE_URL],
+    ['http://[ff02::1]/hook', PRIVATE_URL],
+    ['http://0.0.0.0/hook', PRIVATE_URL],
+    ['http://100.64.0.1/hook', PRIVATE_URL],
+    ['http://169.254.169.254/hook', PRIVATE_URL],
+    ['http://224.0.0.1/hook', PRIVATE_URL],
+    ['http://255.255.255.255/hook', PRIVATE_URL],
+    ['http://0/hook', PRIVATE_URL],
+    ['http://2130706433/hook', PRIVATE_URL], // 127.0.0.1 written as one decimal number
+    ['http://0x7f.1/hook', PRIVATE_URL],
+    ['https://:@example.com/', 'URL must not contain credentials'],
+    ['https://u:p@example.com/', 'URL must not contain credentials'],
+    ['https://@example.com/', 'URL must not contain credentials'],
+    ['https://u@93.184.215.14/', 'URL must not contain credentials'],
+    ['http://example.com:0/', 'URL must not use port 0'],
+    ['http://93.184.215.14:00/', 'URL must not use port 0'],
   ];
   for (const [url, reason] of cases)
     test(`${url} → "${reason}"`, async () => assert.equal(await refusalOf(url, false), reason));
 
-  test('a public IP literal is accepted', async () =>
-    assert.equal(await refusalOf('https://93.184.216.34/hook', false), null));
+  for (const url of ['https://93.184.216.34/hook', 'http://93.184.215.14:8080/x?a=b@c', 'https://[2606:4700::1111]/'])
+    test(`${url} is accepted`, async () => assert.equal(await refusalOf(url, false), null));
   test('ALLOW_PRIVATE_WEBHOOK_URLS=true accepts loopback, still not other schemes', async () => {
     assert.equal(await refusalOf('http://localhost:3000/hook', true), null);
     assert.equal(await refusalOf('ftp://localhost/hook', true), 'URL must use http or https');
+    assert.equal(await refusalOf('http://[::127.0.0.1]/hook', true), null);
+    assert.equal(await refusalOf('https://:@localhost/hook', true), 'URL must not contain credentials');
+    assert.equal(await refusalOf('http://localhost:0/hook', true), 'URL must not use port 0');
   });
 });
 
@@ -96,14 +146,55 @@ describe('Webhook SSRF guard › at delivery time (DNS rebinding)', () => {
     t.after(() => server.close());
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const opts = { timeoutMs: 300, allowPrivate: true };
-    assert.equal((await post(`${base}/ok`, '{}', {}, opts)).ok, true);
+    // only the slow receiver needs the short timeout; on a loaded machine 300 ms can pass before any answer
+    const patient = { timeoutMs: 10_000, allowPrivate: true };
+    assert.equal((await post(`${base}/ok`, '{}', {}, patient)).ok, true);
     const slow = await post(`${base}/slow`, '{}', {}, opts);
     assert.equal(slow.ok, false);
     assert.equal(slow.error, 'Timed out after 300 ms');
     assert.ok(slow.duration_ms >= 290 && slow.duration_ms < 1400, `duration ${slow.duration_ms}`);
-    const redirect = await post(`${base}/redirect`, '{}', {}, opts);
+    const redirect = await post(`${base}/redirect`, '{}', {}, patient);
     assert.deepEqual([redirect.ok, redirect.status_code], [false, 302]);
-    const big = await post(`${base}/big`, '{}', {}, opts);
+    const big = await post(`${base}/big`, '{}', {}, patient);
     assert.equal(big.response!.length, 1024, 'response snippet is at most 1 KB');
+  });
+});
+
+describe('Webhook SSRF guard › through REST and MCP', async () => {
+  const s = await startServer({ after });
+  const refused: [string, string][] = [
+    ['http://[::127.0.0.1]/hook', PRIVATE_URL],
+    ['https://:@example.com/', 'URL must not contain credentials'],
+    ['http://example.com:0/', 'URL must not use port 0'],
+  ];
+
+  test('REST POST /webhooks and PUT /webhooks/{id} → 400 naming url', async () => {
+    const { api } = await s.restAccount();
+    const made = await api.post('/webhooks', { url: 'https://93.184.215.14/hook', events: ['*'] });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    for (const [url, reason] of refused) {
+      for (const res of [
+        await api.post('/webhooks', { url, events: ['*'] }),
+        await api.put(`/webhooks/${made.body.data.id}`, { url }),
+      ]) {
+        assert.equal(res.status, 400, url);
+        assert.deepEqual(res.body.data, { url: [reason] }, url);
+      }
+    }
+  });
+
+  test('MCP create_webhook and update_webhook → tool error naming url', async () => {
+    const { mcp } = await mcpAccount(s);
+    const made = await mcp.call('create_webhook', { url: 'https://93.184.215.14/hook', events: ['*'] });
+    assert.equal(made.isError, false, JSON.stringify(made.body));
+    for (const [url, reason] of refused) {
+      for (const r of [
+        await mcp.call('create_webhook', { url, events: ['*'] }),
+        await mcp.call('update_webhook', { webhook_id: made.body.data.id, url }),
+      ]) {
+        assert.equal(r.isError, true, url);
+        assert.deepEqual(r.body, { error: reason, data: { url: [reason] } }, url);
+      }
+    }
   });
 });

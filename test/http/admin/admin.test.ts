@@ -176,6 +176,30 @@ describe('Admin API', () => {
     );
   });
 
+  test('Admin API › an account made without owner_email has a service owner: its keys report a UUID user_id in test-auth', async () => {
+    const res = await admin.post('/accounts', { name: 'Ownerless' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const a = res.body.data;
+    assert.deepEqual(a.owner, {
+      id: a.owner.id,
+      idp_user_id: `service|${a.id}`,
+      email: `owner+${a.id}@mailgrove.invalid`,
+    });
+    const membership = await s.db.selectFrom('memberships').selectAll().where('account_id', '=', a.id).execute();
+    assert.deepEqual(
+      membership.map((m) => [m.user_id, m.role]),
+      [[a.owner.id, 'owner']],
+    );
+    const k = (await admin.post(`/accounts/${a.id}/api-keys`, { name: 'Service key', scopes: ['*'] })).body.data;
+    const auth = await restClient(s.url, k.key).get('/test-auth');
+    assert.equal(auth.status, 200);
+    assert.match(auth.body.data.user_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.deepEqual([auth.body.data.user_id, auth.body.data.idp_user_id], [a.owner.id, `service|${a.id}`]);
+    // no one signs in as the service owner: an operator reset does not give it a password
+    const reset = await admin.post('/users/password', { email: a.owner.email, password: 'long enough pass' });
+    assert.deepEqual([reset.status, reset.body.error], [404, 'User not found']);
+  });
+
   test('Admin API › create key → 400 for a missing name or bad scopes, 404 for an unknown account', async () => {
     const a = await newAccount();
     for (const [body, field] of [

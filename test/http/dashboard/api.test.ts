@@ -8,44 +8,36 @@ import * as users from '../../../src/domain/accounts/users.ts';
 import { fileScope } from '../../support/scope.ts';
 import { restClient, startServer } from '../../support/server.ts';
 import { dashboardClient, signedIn } from './session.ts';
+import { routesOf } from '../../support/fuzz.ts';
 
 const s = await startServer(fileScope);
 
-// every route that needs a session (method, path); ids are random, the guard answers before the route
+// every route that needs a session (method, path), read from the router so a new route is covered the day
+// it is added; ids are random, the guard answers before the route
 const ID = randomUUID();
-const PROTECTED: [string, string][] = [
-  ['GET', '/me'],
-  ['PUT', `/session/account`],
-  ['PUT', '/session/password'],
-  ['GET', '/overview'],
-  ['GET', '/keys'],
-  ['POST', '/keys'],
-  ['DELETE', `/keys/${ID}`],
-  ['GET', '/subscribers'],
-  ['POST', '/subscribers'],
-  ['GET', `/subscribers/${ID}`],
-  ['POST', `/subscribers/${ID}/notes`],
-  ['GET', '/imports'],
-  ['POST', '/imports'],
-  ['GET', `/imports/${ID}`],
-  ['GET', '/audience'],
-  ['GET', '/segments'],
-  ['POST', '/segments'],
-  ['DELETE', `/segments/${ID}`],
-  ['GET', '/forms'],
-  ['POST', '/forms'],
-  ['GET', `/forms/${ID}`],
-  ['DELETE', `/forms/${ID}`],
-  ['GET', '/outbox'],
-  ['GET', `/outbox/${ID}`],
-  ['GET', `/outbox/${ID}/html`],
-  ['GET', '/settings'],
-  ['PATCH', '/settings'],
-  ['GET', '/members'],
-  ['POST', '/members'],
-  ['DELETE', `/members/${ID}`],
-  ['GET', '/no-such-route'],
-];
+const SIGN_IN = new Set(['GET /setup', 'POST /setup/owner', 'POST /session', 'DELETE /session']);
+const PROTECTED: [string, string][] = routesOf(s.running.app)
+  .filter((r) => r.path.startsWith('/app/api/'))
+  .flatMap((r) =>
+    r.methods
+      .filter((m) => m !== 'HEAD')
+      .map((m): [string, string] => [
+        m,
+        r.path.slice('/app/api'.length).replace(/:\w+/g, ID).replace('*', 'no-such-route'),
+      ]),
+  )
+  .filter(([m, p]) => !SIGN_IN.has(`${m} ${p}`));
+
+test('the route list covers the campaign routes and the rest', () => {
+  const paths = PROTECTED.map(([m, p]) => `${m} ${p}`);
+  for (const route of [
+    'GET /campaigns',
+    `POST /campaigns/${ID}/test`,
+    `GET /campaigns/${ID}/recipients.csv`,
+    'GET /keys',
+  ])
+    assert.ok(paths.includes(route), route);
+});
 
 describe('session required', () => {
   test('every /app/api route without a session → 401 Unauthorized', async () => {
@@ -504,5 +496,26 @@ describe('the SPA', () => {
         assert.match(r.headers.get('content-security-policy')!, /default-src 'self'/);
       } else assert.match(body, /npm run build:web/);
     }
+  });
+});
+
+describe('API keys in the dashboard: expires_at', () => {
+  test('not an ISO date-time with offset, or a year PostgreSQL cannot store → 400 naming expires_at; a good one is kept', async () => {
+    const { client } = await signedIn(s);
+    for (const expires_at of [
+      '12345',
+      12345,
+      '2026-13-01T00:00:00Z',
+      '2026-01-01',
+      '0000-01-01T00:00:00Z',
+      '+275760-09-13T00:00:00Z',
+    ]) {
+      const r = await client.post('/keys', { name: 'k', scopes: ['*'], expires_at });
+      assert.equal(r.status, 400, `${expires_at}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, /^expires_at: Must be an ISO 8601 date-time with a UTC offset/);
+    }
+    const ok = await client.post('/keys', { name: 'k', scopes: ['*'], expires_at: '2031-01-01T00:00:00Z' });
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    assert.equal(new Date(ok.body.data.expires_at).toISOString(), '2031-01-01T00:00:00.000Z');
   });
 });

@@ -305,3 +305,38 @@ describe('delete_campaign / get_campaign_subscribers access', () => {
     );
   });
 });
+
+describe('hostile templates', () => {
+  test("create, update and schedule answer a tool error with Liquid's message, in under a second", async () => {
+    const a = await account();
+    for (const [source, message] of [
+      ["{% include '/etc/passwd' %}", /cannot include other files/],
+      ["{% layout 'x' %}", /cannot include other files/],
+      ['{% shout %}', /tag "shout" not found/],
+      ['{% for i in (1..100000000) %}x{% endfor %}', /Template too large/],
+      [
+        '{% for i in (1..1000) %}{% for j in (1..1000) %}{% for k in (1..1000) %}x{% endfor %}{% endfor %}{% endfor %}',
+        /Template too slow/,
+      ],
+    ] as const) {
+      const ready = await readyDraft(a, 1);
+      const calls = [
+        () => a.mcp.call('create_campaign', { name: 'x', content_html: source }),
+        () => a.mcp.call('update_campaign', { campaign_id: ready.id, subject: source }),
+        () => a.mcp.call('schedule_campaign', { campaign_id: ready.id, delivery: 'instant' }),
+      ];
+      for (const [i, call] of calls.entries()) {
+        // a campaign saved before these rules existed: schedule checks it again
+        if (i === 2)
+          await s.db.updateTable('campaigns').set({ content_html: source }).where('id', '=', ready.id).execute();
+        const started = performance.now();
+        const r = await call();
+        const ms = performance.now() - started;
+        assert.equal(r.isError, true, JSON.stringify(r.body ?? r.error));
+        assert.match(r.body.error, new RegExp(`^${i === 1 ? 'subject' : 'content_html'}: Template error: `));
+        assert.match(r.body.error, message);
+        assert.ok(ms < 1000, `answered in ${ms} ms`);
+      }
+    }
+  });
+});

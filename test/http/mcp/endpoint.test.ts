@@ -9,7 +9,12 @@ import { client, startServer } from '../../support/server.ts';
 import { mcpAccount, mcpClient } from './client.ts';
 
 const ALLOWED_ORIGIN = 'https://app.example.com';
-const s = await startServer({ after }, { MCP_ALLOWED_ORIGINS: `${ALLOWED_ORIGIN}, https://other.example.com` });
+// one test makes a query fail on purpose to see the -32603 envelope
+const s = await startServer(
+  { after },
+  { MCP_ALLOWED_ORIGINS: `${ALLOWED_ORIGIN}, https://other.example.com` },
+  { allowInternalErrors: true },
+);
 
 const account = (scopes = ['*']) => mcpAccount(s, { scopes });
 

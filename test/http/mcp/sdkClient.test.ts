@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  LATEST_PROTOCOL_VERSION,
+  McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
+import { PROTOCOL_VERSIONS } from '../../../src/http/mcp/endpoint.ts';
 import { startServer } from '../../support/server.ts';
 
 const s = await startServer({ after });
@@ -30,6 +36,9 @@ describe('MCP SDK client (Streamable HTTP, bearer header)', () => {
     assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: false } });
     assert.equal(typeof client.getInstructions(), 'string');
     assert.equal(LATEST_PROTOCOL_VERSION, '2025-11-25');
+    // our newest revision is the SDK's newest, and every one we negotiate is one the SDK knows
+    assert.equal(PROTOCOL_VERSIONS[0], LATEST_PROTOCOL_VERSION);
+    for (const v of PROTOCOL_VERSIONS) assert.ok(SUPPORTED_PROTOCOL_VERSIONS.includes(v), v);
   });
 
   test('lists tools filtered by the key scopes, and calls tools end to end', async () => {

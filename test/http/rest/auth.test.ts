@@ -2,6 +2,7 @@
 // test-auth with any key, <resource>:* and * patterns) and the per-key REST rate limit.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
 import { keysOf, restClient, startServer } from '../../support/server.ts';
 
@@ -51,6 +52,18 @@ describe('Test authentication', () => {
     assert.equal(res.body.data.idp_user_id, user.idp_user_id);
     assert.equal(res.body.data.api_key_name, 'test key');
     assert.ok(Math.abs(Date.parse(res.body.data.authenticated_at) - Date.now()) < 60_000);
+  });
+
+  test('Test authentication › an account made without an owner email: user_id is a UUID, idp_user_id its service identity', async () => {
+    const account = await accounts.create(s.db, { name: 'No owner email' }, 1000);
+    const { key } = await apiKeys.create(s.db, account.id, { name: 'ops key', scopes: ['*'] });
+    const res = await restClient(s.url, key).get('/test-auth');
+    assert.equal(res.status, 200);
+    assert.match(res.body.data.user_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.deepEqual(
+      [res.body.data.user_id, res.body.data.idp_user_id, res.body.data.api_key_name],
+      [account.owner.id, `service|${account.id}`, 'ops key'],
+    );
   });
 
   test('Test authentication › 401 success false, error string', async () => {

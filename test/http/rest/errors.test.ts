@@ -177,7 +177,11 @@ describe('Errors', () => {
     for (const [method, path, body, field] of cases) {
       const res = await api.call(method, path, body || undefined);
       assertFailure(res, 400, `${method} ${path} ${body}`);
-      assert.deepEqual(res.body.data, { [field]: ['Must not contain NUL characters or unpaired surrogates'] }, body);
+      assert.deepEqual(
+        res.body.data,
+        { [field]: ['Must not contain NUL, control characters or unpaired surrogates'] },
+        body,
+      );
     }
     const emoji = await api.post('/subscribers', { email: 'emoji@example.com', first_name: '😀 Zoë 中文' });
     assert.equal(emoji.status, 201, 'paired surrogates (emoji) are ordinary text');

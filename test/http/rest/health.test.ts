@@ -105,3 +105,36 @@ describe('Health check', () => {
     }
   });
 });
+
+describe('Readiness (our addition)', () => {
+  test('200 ready with each check ok on a started instance; no key needed', async () => {
+    const res = await client(s.url, 'not-a-key').get('/api/health/ready');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ready', checks: { database: 'ok', migrations: 'ok', queue: 'ok' } });
+  });
+
+  test('503 naming what is not ready: a database without the schema, a queue not started, a silent database', async () => {
+    const handle = await openDb({});
+    const { app, url } = await appOver(handle); // no migrations run, queue never started
+    const silent = await silentDatabase();
+    const silentHandle = await openDb({ url: silent.url });
+    const other = await appOver(silentHandle);
+    try {
+      const res = await client(url).get('/api/health/ready');
+      assert.equal(res.status, 503);
+      assert.equal(res.body.status, 'not ready');
+      assert.equal(res.body.checks.database, 'ok');
+      assert.match(res.body.checks.migrations, /^\d+ pending$/);
+      assert.equal(res.body.checks.queue, 'stopped');
+      const down = await client(other.url).get('/api/health/ready');
+      assert.equal(down.status, 503);
+      assert.equal(down.body.checks.database, 'not responding');
+    } finally {
+      await silent.close();
+      await other.app.close();
+      await silentHandle.close().catch(() => {});
+      await app.close();
+      await handle.close();
+    }
+  });
+});

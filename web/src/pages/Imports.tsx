@@ -1,83 +1,78 @@
-// Imports: upload a CSV (the same path as REST import-async) and the history of import jobs with their
-// counts; one job's page shows its message and the first row errors. Running jobs refresh themselves.
+// Imports: upload a CSV (the same path as REST import-async) into the groups picked, after seeing which
+// column fills which field (imports/ColumnMapping.tsx), and the history of import jobs with their counts;
+// one job's page shows its message and the first row errors. Running jobs refresh themselves.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
 import { ApiError, api, qs, type ImportJob, type Meta } from '../api.ts';
-import { Link, navigate } from '../router.tsx';
-import { Alert, Badge, Field, formatDate, Loading, Pager, useLoad } from '../ui.tsx';
+import { DataTable, type ColumnDef } from '../lib/table.tsx';
+import { Alert, Badge, Field, fieldError, formatDate, Loading } from '../ui.tsx';
+import { ColumnMapping, headerLine } from './imports/ColumnMapping.tsx';
+import { GroupPicker } from './imports/GroupPicker.tsx';
 
 const TONE: Record<string, 'good' | 'bad' | 'warn'> = { completed: 'good', failed: 'bad', processing: 'warn' };
 
+const COLUMNS: ColumnDef<ImportJob>[] = [
+  {
+    header: 'File',
+    accessorFn: (j) => j.file_name ?? 'API import',
+    cell: ({ row }) => <Link to={`/app/imports/${row.original.job_id}`}>{row.original.file_name ?? 'API import'}</Link>,
+  },
+  {
+    header: 'Status',
+    accessorKey: 'status',
+    cell: (c) => <Badge tone={TONE[c.getValue() as string]}>{c.getValue() as string}</Badge>,
+  },
+  {
+    header: 'Rows',
+    accessorKey: 'processed_rows',
+    cell: ({ row }) => `${row.original.processed_rows.toLocaleString()} / ${row.original.total_rows.toLocaleString()}`,
+  },
+  { header: 'Created', accessorKey: 'created_count', cell: (c) => (c.getValue() as number).toLocaleString() },
+  { header: 'Updated', accessorKey: 'updated_count', cell: (c) => (c.getValue() as number).toLocaleString() },
+  { header: 'Failed', accessorKey: 'failed_count', cell: (c) => (c.getValue() as number).toLocaleString() },
+  { header: 'Started', accessorKey: 'created_at', cell: (c) => formatDate(c.getValue() as string) },
+  { header: 'Finished', accessorKey: 'finished_at', cell: (c) => formatDate(c.getValue() as string | null) },
+];
+
 export function Imports({ canEdit }: { canEdit: boolean }) {
   const [page, setPage] = useState(1);
-  const { data, error, reload } = useLoad(
-    () => api.get<{ imports: ImportJob[]; meta: Meta }>(`/imports${qs({ page, per_page: 25 })}`),
-    [page],
-  );
-  const running = data?.imports.some((j) => j.status === 'processing');
-  useEffect(() => {
-    if (!running) return;
-    const t = setInterval(reload, 2000);
-    return () => clearInterval(t);
-  }, [running, reload]);
-
+  const { data, error } = useQuery({
+    queryKey: ['imports', page],
+    queryFn: () => api.get<{ imports: ImportJob[]; meta: Meta }>(`/imports${qs({ page, per_page: 25 })}`),
+    // running jobs refresh themselves
+    refetchInterval: (q) => (q.state.data?.imports.some((j) => j.status === 'processing') ? 2000 : false),
+  });
   return (
     <section>
       <h1>Imports</h1>
       {canEdit && <Upload />}
       <h2>History</h2>
-      <Alert error={error} />
-      {!data ? (
-        !error && <Loading />
-      ) : data.imports.length === 0 ? (
-        <p className="empty">No imports yet.</p>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="data" aria-label="Import history">
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Finished</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.imports.map((j) => (
-                  <tr key={j.job_id} data-job-id={j.job_id}>
-                    <td>
-                      <Link href={`/app/imports/${j.job_id}`}>{j.file_name ?? 'API import'}</Link>
-                    </td>
-                    <td>
-                      <Badge tone={TONE[j.status]}>{j.status}</Badge>
-                    </td>
-                    <td>
-                      {j.processed_rows.toLocaleString()} / {j.total_rows.toLocaleString()}
-                    </td>
-                    <td>{j.created_count.toLocaleString()}</td>
-                    <td>{j.updated_count.toLocaleString()}</td>
-                    <td>{j.failed_count.toLocaleString()}</td>
-                    <td>{formatDate(j.created_at)}</td>
-                    <td>{formatDate(j.finished_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={data.meta.current_page} lastPage={data.meta.last_page} onPage={setPage} />
-        </>
-      )}
+      <DataTable
+        label="Import history"
+        columns={COLUMNS}
+        rows={data?.imports}
+        error={error}
+        empty="No imports yet."
+        rowKey={(j) => j.job_id}
+        rowProps={(j) => ({ 'data-job-id': j.job_id })}
+        paging={data && { page: data.meta.current_page, lastPage: data.meta.last_page, onPage: setPage }}
+      />
     </section>
   );
 }
 
 function Upload() {
+  const navigate = useNavigate();
+  const client = useQueryClient();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const [groupIds, setGroupIds] = useState<string[]>([]);
+  const [header, setHeader] = useState<string>();
+  const chosen = async (file: File | undefined) => {
+    setError(undefined);
+    setHeader(file && file.size > 0 ? await headerLine(file) : undefined);
+  };
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -88,6 +83,7 @@ function Upload() {
     setError(undefined);
     try {
       const body = new FormData();
+      if (groupIds.length > 0) body.append('group_ids', JSON.stringify(groupIds));
       body.append('file', file, file.name);
       const res = await fetch('/app/api/imports', {
         method: 'POST',
@@ -103,42 +99,71 @@ function Upload() {
           res.status === 400 ? (json?.data ?? {}) : {},
           json?.message,
         );
+      await client.invalidateQueries({ queryKey: ['imports'] });
       navigate(`/app/imports/${json.data.job_id}`);
     } catch (err) {
       setError(err);
       setBusy(false);
     }
   };
+  // the mapping may offer to create a field (a form of its own), so it sits outside the upload form
   return (
-    <form className="card" onSubmit={submit} noValidate aria-labelledby="upload-title">
+    <div className="card" role="group" aria-labelledby="upload-title">
       <h2 id="upload-title">Import subscribers from CSV</h2>
       <p className="muted">
         A header row names the columns: <code>email</code> (required), <code>first_name</code>, <code>last_name</code>,{' '}
         <code>phone</code> and your custom field keys. Existing subscribers are updated; the plan limit is checked
         before the import starts.
       </p>
-      <Alert error={error} />
-      <Field label="CSV file">
-        {(id) => <input id={id} name="file" type="file" accept=".csv,text/csv" required />}
-      </Field>
-      <button type="submit" disabled={busy}>
+      <Alert error={error} shown={['file']} />
+      <form id="upload-form" onSubmit={submit} noValidate>
+        <Field label="CSV file" error={fieldError(error, 'file')}>
+          {(id, d) => (
+            <input
+              id={id}
+              name="file"
+              type="file"
+              accept=".csv,text/csv"
+              required
+              aria-describedby={d}
+              onChange={(e) => void chosen(e.target.files?.[0])}
+            />
+          )}
+        </Field>
+        <GroupPicker value={groupIds} onChange={setGroupIds} />
+      </form>
+      {header !== undefined && <ColumnMapping header={header} canCreateFields />}
+      <button type="submit" form="upload-form" disabled={busy}>
         {busy ? 'Uploading…' : 'Start import'}
       </button>
-    </form>
+    </div>
   );
 }
 
+const ROW_ERRORS: ColumnDef<ImportJob['errors'][number]>[] = [
+  { header: 'Row', accessorKey: 'row' },
+  { header: 'Email', accessorKey: 'email', cell: (c) => (c.getValue() as string | null) ?? '—' },
+  { header: 'Reason', accessorKey: 'reason' },
+];
+
 export function ImportView({ id }: { id: string }) {
-  const { data, error, reload } = useLoad(() => api.get<ImportJob>(`/imports/${encodeURIComponent(id)}`), [id]);
+  const client = useQueryClient();
+  const { data, error } = useQuery({
+    queryKey: ['imports', 'one', id],
+    queryFn: () => api.get<ImportJob>(`/imports/${encodeURIComponent(id)}`),
+    refetchInterval: (q) => (q.state.data?.status === 'processing' ? 1000 : false),
+  });
+  // the history shows the same job: what this page learnt is what it shows too, without a flash of the old
   useEffect(() => {
-    if (data?.status !== 'processing') return;
-    const t = setInterval(reload, 1000);
-    return () => clearInterval(t);
-  }, [data?.status, reload]);
+    if (!data) return;
+    client.setQueriesData<{ imports: ImportJob[]; meta: Meta }>({ queryKey: ['imports'] }, (page) =>
+      page?.imports ? { ...page, imports: page.imports.map((j) => (j.job_id === data.job_id ? data : j)) } : page,
+    );
+  }, [data, client]);
   return (
     <section>
       <p>
-        <Link href="/app/imports">← Imports</Link>
+        <Link to="/app/imports">← Imports</Link>
       </p>
       <Alert error={error} />
       {!data ? (
@@ -171,26 +196,13 @@ export function ImportView({ id }: { id: string }) {
           {data.errors.length > 0 && (
             <>
               <h2>Rows that failed{data.failed_count > data.errors.length ? ` (first ${data.errors.length})` : ''}</h2>
-              <div className="table-wrap">
-                <table className="data">
-                  <thead>
-                    <tr>
-                      <th scope="col">Row</th>
-                      <th scope="col">Email</th>
-                      <th scope="col">Reason</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.errors.map((e) => (
-                      <tr key={e.row}>
-                        <td>{e.row}</td>
-                        <td>{e.email ?? '—'}</td>
-                        <td>{e.reason}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                label="Rows that failed"
+                columns={ROW_ERRORS}
+                rows={data.errors}
+                empty="No row failed."
+                rowKey={(e) => String(e.row)}
+              />
             </>
           )}
         </>

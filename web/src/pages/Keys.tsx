@@ -1,8 +1,10 @@
 // API keys: list, create (name required, scopes, optional expiry; the raw key is shown once with a copy
 // button) and revoke (after a confirmation; the key stops working at once).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, type ApiKey } from '../api.ts';
-import { Alert, Badge, Field, formatDate, Loading, useLoad } from '../ui.tsx';
+import { actionsColumn, DataTable, type ColumnDef } from '../lib/table.tsx';
+import { Alert, Badge, Field, formatDate } from '../ui.tsx';
 
 const RESOURCES = ['subscribers', 'campaigns', 'groups', 'webhooks', 'automations', 'forms'] as const;
 const LEVELS = [
@@ -12,7 +14,9 @@ const LEVELS = [
 ] as const;
 
 export function Keys({ canManage }: { canManage: boolean }) {
-  const { data, error, reload } = useLoad(() => api.get<{ keys: ApiKey[] }>('/keys'), []);
+  const client = useQueryClient();
+  const { data, error } = useQuery({ queryKey: ['keys'], queryFn: () => api.get<{ keys: ApiKey[] }>('/keys') });
+  const reload = () => void client.invalidateQueries({ queryKey: ['keys'] });
   const [created, setCreated] = useState<ApiKey & { key: string }>();
   return (
     <section>
@@ -34,8 +38,7 @@ export function Keys({ canManage }: { canManage: boolean }) {
         <Alert kind="warning">Your role can see keys but not create or revoke them.</Alert>
       )}
       <h2>Keys of this account</h2>
-      <Alert error={error} />
-      {!data ? !error && <Loading /> : <KeyTable keys={data.keys} canManage={canManage} onRevoked={reload} />}
+      <KeyTable keys={data?.keys} error={error} canManage={canManage} onRevoked={reload} />
     </section>
   );
 }
@@ -181,10 +184,19 @@ function NewKey({ apiKey, onDone }: { apiKey: ApiKey & { key: string }; onDone: 
   );
 }
 
-function KeyTable({ keys, canManage, onRevoked }: { keys: ApiKey[]; canManage: boolean; onRevoked: () => void }) {
+function KeyTable({
+  keys,
+  error: loadError,
+  canManage,
+  onRevoked,
+}: {
+  keys: ApiKey[] | undefined;
+  error: unknown;
+  canManage: boolean;
+  onRevoked: () => void;
+}) {
   const [confirming, setConfirming] = useState<string>();
   const [error, setError] = useState<unknown>();
-  if (keys.length === 0) return <p className="empty">No keys yet.</p>;
   const revoke = async (id: string) => {
     setError(undefined);
     try {
@@ -195,84 +207,78 @@ function KeyTable({ keys, canManage, onRevoked }: { keys: ApiKey[]; canManage: b
       setError(err);
     }
   };
+  const columns: ColumnDef<ApiKey>[] = [
+    { header: 'Name', accessorKey: 'name' },
+    { header: 'Key', accessorKey: 'hint', meta: { className: 'mono' } },
+    {
+      header: 'Scopes',
+      enableSorting: false,
+      cell: ({ row }) =>
+        row.original.scopes.map((s) => (
+          <code key={s} className="scope">
+            {s}
+          </code>
+        )),
+    },
+    { header: 'Created', accessorKey: 'created_at', cell: (c) => formatDate(c.getValue() as string) },
+    {
+      header: 'Last used',
+      accessorKey: 'last_used_at',
+      cell: (c) => formatDate(c.getValue() as string | null, 'Never'),
+    },
+    { header: 'Expires', accessorKey: 'expires_at', cell: (c) => formatDate(c.getValue() as string | null, 'Never') },
+    {
+      header: 'Status',
+      enableSorting: false,
+      cell: ({ row: { original: k } }) =>
+        k.revoked_at ? (
+          <Badge tone="bad">Revoked {formatDate(k.revoked_at)}</Badge>
+        ) : k.expires_at !== null && new Date(k.expires_at) <= new Date() ? (
+          <Badge tone="warn">Expired</Badge>
+        ) : (
+          <Badge tone="good">Active</Badge>
+        ),
+    },
+  ];
+  if (canManage)
+    columns.push(
+      actionsColumn(
+        (k) =>
+          !k.revoked_at &&
+          (confirming === k.id ? (
+            <span className="confirm" role="group" aria-label={`Confirm revoking ${k.name}`}>
+              <span>Revoke “{k.name}”? Requests with it will fail at once.</span>
+              <button type="button" className="danger small" onClick={() => revoke(k.id)}>
+                Yes, revoke
+              </button>
+              <button type="button" className="secondary small" onClick={() => setConfirming(undefined)}>
+                Cancel
+              </button>
+            </span>
+          ) : (
+            <button
+              type="button"
+              className="danger-outline small"
+              onClick={() => setConfirming(k.id)}
+              aria-label={`Revoke ${k.name}`}
+            >
+              Revoke
+            </button>
+          )),
+      ),
+    );
   return (
     <>
       <Alert error={error} />
-      <div className="table-wrap">
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Status</th>
-              {canManage && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => {
-              const expired = k.expires_at !== null && new Date(k.expires_at) <= new Date();
-              return (
-                <tr key={k.id} data-key-id={k.id}>
-                  <td>{k.name}</td>
-                  <td className="mono">{k.hint}</td>
-                  <td>
-                    {k.scopes.map((s) => (
-                      <code key={s} className="scope">
-                        {s}
-                      </code>
-                    ))}
-                  </td>
-                  <td>{formatDate(k.created_at)}</td>
-                  <td>{formatDate(k.last_used_at, 'Never')}</td>
-                  <td>{formatDate(k.expires_at, 'Never')}</td>
-                  <td>
-                    {k.revoked_at ? (
-                      <Badge tone="bad">Revoked {formatDate(k.revoked_at)}</Badge>
-                    ) : expired ? (
-                      <Badge tone="warn">Expired</Badge>
-                    ) : (
-                      <Badge tone="good">Active</Badge>
-                    )}
-                  </td>
-                  {canManage && (
-                    <td className="actions">
-                      {!k.revoked_at &&
-                        (confirming === k.id ? (
-                          <span className="confirm" role="group" aria-label={`Confirm revoking ${k.name}`}>
-                            <span>Revoke “{k.name}”? Requests with it will fail at once.</span>
-                            <button type="button" className="danger small" onClick={() => revoke(k.id)}>
-                              Yes, revoke
-                            </button>
-                            <button type="button" className="secondary small" onClick={() => setConfirming(undefined)}>
-                              Cancel
-                            </button>
-                          </span>
-                        ) : (
-                          <button
-                            type="button"
-                            className="danger-outline small"
-                            onClick={() => setConfirming(k.id)}
-                            aria-label={`Revoke ${k.name}`}
-                          >
-                            Revoke
-                          </button>
-                        ))}
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="API keys"
+        columns={columns}
+        rows={keys}
+        error={loadError}
+        empty="No keys yet."
+        rowKey={(k) => k.id}
+        rowProps={(k) => ({ 'data-key-id': k.id })}
+      />
     </>
   );
 }

@@ -1,9 +1,11 @@
 // Outbox: the mail this Mailgrove captured instead of sending (no SMTP_URL set), newest first. A message's
 // HTML is shown in a sandboxed frame served with a no-network CSP, so it can run nothing and track nothing.
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { api, qs, type Meta } from '../api.ts';
-import { Link } from '../router.tsx';
-import { Alert, formatDate, Loading, Pager, useLoad } from '../ui.tsx';
+import { DataTable, type ColumnDef } from '../lib/table.tsx';
+import { Alert, formatDate, Loading } from '../ui.tsx';
 
 interface Summary {
   id: string;
@@ -19,9 +21,23 @@ interface Message extends Summary {
   headers: Record<string, string>;
 }
 
+const COLUMNS: ColumnDef<Summary>[] = [
+  {
+    header: 'Subject',
+    accessorKey: 'subject',
+    cell: ({ row }) => <Link to={`/app/outbox/${row.original.id}`}>{row.original.subject || '(no subject)'}</Link>,
+  },
+  { header: 'To', accessorKey: 'to_addr' },
+  { header: 'From', accessorKey: 'from_addr' },
+  { header: 'Captured', accessorKey: 'created_at', cell: (c) => formatDate(c.getValue() as string) },
+];
+
 export function Outbox() {
   const [page, setPage] = useState(1);
-  const { data, error } = useLoad(() => api.get<{ messages: Summary[]; meta: Meta }>(`/outbox${qs({ page })}`), [page]);
+  const { data, error } = useQuery({
+    queryKey: ['outbox', page],
+    queryFn: () => api.get<{ messages: Summary[]; meta: Meta }>(`/outbox${qs({ page })}`),
+  });
   return (
     <section>
       <h1>Outbox</h1>
@@ -29,51 +45,29 @@ export function Outbox() {
         Without an SMTP server configured (<code>SMTP_URL</code>), Mailgrove keeps outgoing mail here instead of sending
         it.
       </p>
-      <Alert error={error} />
-      {!data ? (
-        !error && <Loading />
-      ) : data.messages.length === 0 ? (
-        <p className="empty">No messages captured.</p>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table className="data">
-              <thead>
-                <tr>
-                  <th scope="col">Subject</th>
-                  <th scope="col">To</th>
-                  <th scope="col">From</th>
-                  <th scope="col">Captured</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.messages.map((m) => (
-                  <tr key={m.id}>
-                    <td>
-                      <Link href={`/app/outbox/${m.id}`}>{m.subject || '(no subject)'}</Link>
-                    </td>
-                    <td>{m.to_addr}</td>
-                    <td>{m.from_addr}</td>
-                    <td>{formatDate(m.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={data.meta.current_page} lastPage={data.meta.last_page} onPage={setPage} />
-        </>
-      )}
+      <DataTable
+        label="Captured messages"
+        columns={COLUMNS}
+        rows={data?.messages}
+        error={error}
+        empty="No messages captured."
+        rowKey={(m) => m.id}
+        paging={data && { page: data.meta.current_page, lastPage: data.meta.last_page, onPage: setPage }}
+      />
     </section>
   );
 }
 
 export function OutboxMessage({ id }: { id: string }) {
-  const { data, error } = useLoad(() => api.get<Message>(`/outbox/${encodeURIComponent(id)}`), [id]);
+  const { data, error } = useQuery({
+    queryKey: ['outbox', 'one', id],
+    queryFn: () => api.get<Message>(`/outbox/${encodeURIComponent(id)}`),
+  });
   const [view, setView] = useState<'html' | 'text' | 'headers'>('html');
   return (
     <section>
       <p>
-        <Link href="/app/outbox">← Outbox</Link>
+        <Link to="/app/outbox">← Outbox</Link>
       </p>
       <Alert error={error} />
       {!data ? (

@@ -1,8 +1,12 @@
 // Settings: the account's sender defaults, tracking, email verification and time zone (accounts.update),
-// and the team (members and roles). Only owners and admins can change them.
+// and the team (Team.tsx: members and roles). Only owners and admins can change them.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, type Me, type Role } from '../api.ts';
-import { Alert, Field, formatDate, Loading, useLoad } from '../ui.tsx';
+import { api, ApiError, type Me } from '../api.ts';
+import { Alert, Field, Loading, plural } from '../ui.tsx';
+import { Team } from './Team.tsx';
+import { CustomFields } from './settings/CustomFields.tsx';
+import { Warmup } from './settings/Warmup.tsx';
 
 interface AccountSettings {
   id: string;
@@ -15,27 +19,22 @@ interface AccountSettings {
   verify_emails: boolean;
   timezone: string;
 }
-interface Member {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  joined_at: string;
-}
 
 const TIMEZONES = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.(
   'timeZone',
 ) ?? ['UTC'];
 
 export function Settings({ me, canManage, onSaved }: { me: Me; canManage: boolean; onSaved: () => void }) {
-  const { data, error } = useLoad(() => api.get<AccountSettings>('/settings'), []);
+  const { data, error } = useQuery({ queryKey: ['settings'], queryFn: () => api.get<AccountSettings>('/settings') });
   return (
     <section>
       <h1>Settings</h1>
       {!canManage && <Alert kind="warning">Your role ({me.role}) can see the settings but not change them.</Alert>}
       <Alert error={error} />
       {!data ? !error && <Loading /> : <AccountForm initial={data} disabled={!canManage} onSaved={onSaved} />}
-      <Team canManage={canManage} myId={me.user.id} />
+      <CustomFields canEdit={me.permissions.includes('edit')} />
+      <Warmup canEdit={me.permissions.includes('edit')} />
+      <Team canManage={canManage} myId={me.user.id} myRole={me.role} />
       {me.sign_in === 'password' && <PasswordForm />}
     </section>
   );
@@ -50,6 +49,7 @@ function AccountForm({
   disabled: boolean;
   onSaved: () => void;
 }) {
+  const client = useQueryClient();
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
   const fields = error instanceof ApiError ? error.fields : {};
@@ -70,6 +70,8 @@ function AccountForm({
         timezone: String(f.get('timezone') ?? 'UTC'),
       });
       setSaved(true);
+      // campaign editors fill in the sender defaults and the time zone from here
+      await client.invalidateQueries({ queryKey: ['settings'] });
       onSaved();
     } catch (err) {
       setError(err);
@@ -136,122 +138,10 @@ function AccountForm({
           <input type="checkbox" name="verify_emails" defaultChecked={initial.verify_emails} /> Verify addresses when
           importing
         </label>
-        <p className="muted">
-          Plan limit: {initial.subscriber_limit.toLocaleString()} subscribers (set by the operator).
-        </p>
+        <p className="muted">Plan limit: {plural(initial.subscriber_limit, 'subscriber')} (set by the operator).</p>
         {!disabled && <button type="submit">Save settings</button>}
       </fieldset>
     </form>
-  );
-}
-
-function Team({ canManage, myId }: { canManage: boolean; myId: string }) {
-  const { data, error, reload } = useLoad(() => api.get<Member[]>('/members'), []);
-  const [addError, setAddError] = useState<unknown>();
-  const fields = addError instanceof ApiError ? addError.fields : {};
-  const add = async (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const formEl = e.currentTarget;
-    const f = new FormData(formEl);
-    setAddError(undefined);
-    try {
-      await api.post('/members', {
-        email: f.get('email'),
-        name: f.get('name') || undefined,
-        role: f.get('role'),
-        password: f.get('password') || undefined,
-      });
-      formEl.reset();
-      reload();
-    } catch (err) {
-      setAddError(err);
-    }
-  };
-  const remove = async (id: string) => {
-    try {
-      await api.del(`/members/${id}`);
-      reload();
-    } catch (err) {
-      setAddError(err);
-    }
-  };
-  return (
-    <div className="card">
-      <h2>Team</h2>
-      <Alert error={error} />
-      {data && (
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              {canManage && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((m) => (
-              <tr key={m.id}>
-                <td>{m.name ? `${m.name} <${m.email}>` : m.email}</td>
-                <td>{m.role}</td>
-                <td>{formatDate(m.joined_at)}</td>
-                {canManage && (
-                  <td className="actions">
-                    {m.id !== myId && (
-                      <button
-                        type="button"
-                        className="danger-outline small"
-                        onClick={() => remove(m.id)}
-                        aria-label={`Remove ${m.email}`}
-                      >
-                        Remove
-                      </button>
-                    )}
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {canManage && (
-        <form onSubmit={add} noValidate aria-labelledby="add-member-title">
-          <h3 id="add-member-title">Add a member</h3>
-          <Alert error={addError} />
-          <div className="row">
-            <Field label="Member email" error={fields.email}>
-              {(id, d) => <input id={id} name="email" type="email" required aria-describedby={d} />}
-            </Field>
-            <Field label="Member name" error={fields.name}>
-              {(id) => <input id={id} name="name" />}
-            </Field>
-            <Field label="Role" error={fields.role}>
-              {(id) => (
-                <select id={id} name="role" defaultValue="editor">
-                  <option value="admin">Admin — everything, including keys and settings</option>
-                  <option value="editor">Editor — subscribers, imports, notes</option>
-                  <option value="viewer">Viewer — read only</option>
-                </select>
-              )}
-            </Field>
-          </div>
-          <Field
-            label="Initial password"
-            error={fields.password}
-            hint="For email + password sign-in; leave empty when members sign in through your identity provider."
-          >
-            {(id, d) => (
-              <input id={id} name="password" type="password" autoComplete="new-password" aria-describedby={d} />
-            )}
-          </Field>
-          <button type="submit">Add member</button>
-        </form>
-      )}
-    </div>
   );
 }
 

@@ -1,6 +1,7 @@
 // Sign-in screens: "create the owner account" on a fresh instance, then email + password, or the
 // identity-provider button when the server has OpenID Connect configured.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api.ts';
 import { Alert, Field, Loading } from '../ui.tsx';
 
@@ -17,11 +18,12 @@ const SIGNIN_ERRORS: Record<string, string> = {
 };
 
 export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
-  const [setup, setSetup] = useState<Setup>();
-  const [error, setError] = useState<unknown>();
-  useEffect(() => {
-    api.get<Setup>('/setup').then(setSetup, setError);
-  }, []);
+  const { data: setup, error } = useQuery({
+    queryKey: ['setup'],
+    queryFn: () => api.get<Setup>('/setup'),
+    staleTime: 0,
+    gcTime: 0,
+  });
   const providerError = new URLSearchParams(location.search).get('signin_error');
 
   return (
@@ -87,6 +89,10 @@ function PasswordSignIn({ onDone }: { onDone: () => void }) {
       <button type="submit" className="wide" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
+      <p className="muted">
+        No password yet? If an operator created your account, they set your first one with{' '}
+        <code>mailgrove users set-password --email you@example.com</code>. If you were added to a team, ask its owner.
+      </p>
     </form>
   );
 }

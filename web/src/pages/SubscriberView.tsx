@@ -1,56 +1,56 @@
-// One subscriber (subscribers.getFull): profile, custom fields, groups and notes; members who may edit
-// can add a note.
+// One subscriber (subscribers.getFull): members who may edit change every field, the groups and the custom
+// fields in one save (subscriber/EditSubscriber.tsx) and can delete it after a confirmation; everyone sees
+// its facts, its activity from the event log and the notes.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, type Subscriber } from '../api.ts';
-import { Link } from '../router.tsx';
-import { Alert, Badge, Field, formatDate, Loading, useLoad } from '../ui.tsx';
+import { Link, useNavigate } from 'react-router';
+import { api, ApiError } from '../api.ts';
+import { Alert, Badge, Field, formatDate, Loading } from '../ui.tsx';
 import { STATUS_TONE } from './Subscribers.tsx';
-
-interface Full extends Subscriber {
-  groups: { id: string; name: string }[];
-  notes: { id: string; content: string; created_at: string }[];
-}
+import { Activity } from './subscriber/Activity.tsx';
+import { EditSubscriber } from './subscriber/EditSubscriber.tsx';
+import { useFields, type FullSubscriber } from './subscriber/model.ts';
 
 export function SubscriberView({ id, canEdit }: { id: string; canEdit: boolean }) {
-  const { data, error, reload } = useLoad(() => api.get<Full>(`/subscribers/${encodeURIComponent(id)}`), [id]);
+  const client = useQueryClient();
+  const key = ['subscribers', 'one', id];
+  const { data, error } = useQuery({
+    queryKey: key,
+    queryFn: () => api.get<FullSubscriber>(`/subscribers/${encodeURIComponent(id)}`),
+  });
+  const [saved, setSaved] = useState(false);
+  const reload = () => void client.invalidateQueries({ queryKey: key });
+  const back = (
+    <p>
+      <Link to="/app/subscribers">← Subscribers</Link>
+    </p>
+  );
   if (error)
     return (
       <section>
-        <p>
-          <Link href="/app/subscribers">← Subscribers</Link>
-        </p>
+        {back}
         <Alert error={error} />
       </section>
     );
   if (!data) return <Loading />;
-  const fields = Object.entries(data.custom_fields ?? {});
   return (
     <section>
-      <p>
-        <Link href="/app/subscribers">← Subscribers</Link>
-      </p>
-      <h1>{data.email}</h1>
-      <div className="card">
-        <dl className="facts">
-          <dt>Name</dt>
-          <dd>{[data.first_name, data.last_name].filter(Boolean).join(' ') || '—'}</dd>
-          <dt>Status</dt>
-          <dd>
-            <Badge tone={STATUS_TONE[data.status]}>{data.status}</Badge>
-          </dd>
-          <dt>Phone</dt>
-          <dd>{data.phone ?? '—'}</dd>
-          <dt>Source</dt>
-          <dd>{data.source}</dd>
-          <dt>Subscribed</dt>
-          <dd>{formatDate(data.created_at)}</dd>
-          <dt>Groups</dt>
-          <dd>{data.groups.length ? data.groups.map((g) => <Badge key={g.id}>{g.name}</Badge>) : '—'}</dd>
-          {fields.map(([k, v]) => (
-            <FieldFact key={k} name={k} value={v} />
-          ))}
-        </dl>
+      {back}
+      <div className="title-row">
+        <h1 className="break">{data.email}</h1>
+        {canEdit && <DeleteSubscriber subscriber={data} />}
       </div>
+      {saved && <Alert kind="success">Saved.</Alert>}
+      <Facts subscriber={data} full={!canEdit} />
+      {canEdit && (
+        <EditSubscriber
+          key={data.updated_at}
+          subscriber={data}
+          onSaved={() => setSaved(true)}
+          onEdit={() => setSaved(false)}
+        />
+      )}
+      <Activity subscriberId={data.id} />
       <h2>Notes</h2>
       {data.notes.length === 0 ? (
         <p className="empty">No notes yet.</p>
@@ -71,12 +71,89 @@ export function SubscriberView({ id, canEdit }: { id: string; canEdit: boolean }
   );
 }
 
+/** What the edit form does not show (status, source, dates); for viewers also the fields it would edit. */
+function Facts({ subscriber: s, full }: { subscriber: FullSubscriber; full: boolean }) {
+  const fields = useFields();
+  return (
+    <div className="card">
+      <dl className="facts">
+        {full && (
+          <>
+            <dt>Name</dt>
+            <dd>{[s.first_name, s.last_name].filter(Boolean).join(' ') || '—'}</dd>
+            <dt>Phone</dt>
+            <dd>{s.phone ?? '—'}</dd>
+          </>
+        )}
+        <dt>Status</dt>
+        <dd>
+          <Badge tone={STATUS_TONE[s.status]}>{s.status}</Badge>
+        </dd>
+        <dt>Source</dt>
+        <dd>{s.source}</dd>
+        <dt>Subscribed</dt>
+        <dd>{formatDate(s.created_at)}</dd>
+        <dt>Updated</dt>
+        <dd>{formatDate(s.updated_at)}</dd>
+        {full && (
+          <>
+            <dt>Groups</dt>
+            <dd>{s.groups.length ? s.groups.map((g) => <Badge key={g.id}>{g.name}</Badge>) : '—'}</dd>
+            {fields.data?.map((f) => (
+              <FieldFact key={f.id} name={f.name} value={s.custom_fields?.[f.key]} />
+            ))}
+          </>
+        )}
+      </dl>
+    </div>
+  );
+}
+
 function FieldFact({ name, value }: { name: string; value: unknown }) {
+  const text =
+    value === null || value === undefined ? '—' : typeof value === 'boolean' ? (value ? 'Yes' : 'No') : String(value);
   return (
     <>
       <dt>{name}</dt>
-      <dd>{value === null || value === undefined ? '—' : String(value)}</dd>
+      <dd className="break">{text}</dd>
     </>
+  );
+}
+
+function DeleteSubscriber({ subscriber }: { subscriber: FullSubscriber }) {
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [asking, setAsking] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const remove = async () => {
+    setError(undefined);
+    try {
+      await api.del(`/subscribers/${subscriber.id}`);
+      client.removeQueries({ queryKey: ['subscribers', 'one', subscriber.id] });
+      await client.invalidateQueries({ queryKey: ['subscribers'] });
+      await client.invalidateQueries({ queryKey: ['groups'] });
+      navigate('/app/subscribers');
+    } catch (err) {
+      setError(err);
+    }
+  };
+  if (!asking)
+    return (
+      <button type="button" className="danger-outline" onClick={() => setAsking(true)}>
+        Delete…
+      </button>
+    );
+  return (
+    <div role="alertdialog" aria-label="Confirm delete" className="confirm">
+      <span>Delete {subscriber.email} with their notes and history? This cannot be undone.</span>
+      <Alert error={error} />
+      <button type="button" className="danger" onClick={remove}>
+        Delete
+      </button>
+      <button type="button" className="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </div>
   );
 }
 

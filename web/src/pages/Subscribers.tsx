@@ -1,8 +1,14 @@
-// Subscribers: search by email or name, filter by status, page through; add one by hand.
+// Subscribers: search by email or name, filter by status, group and segment, page through or jump to a
+// page, all kept in the URL; add one by hand; export what the filter matches as CSV; select rows, or
+// everything the filter matches, for one bulk action on the server (BulkBar).
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, ApiError, qs, type Subscriber } from '../api.ts';
-import { Link, navigate } from '../router.tsx';
-import { Alert, Badge, Field, formatDate, Loading, Pager, useLoad } from '../ui.tsx';
+import { DataTable, type ColumnDef } from '../lib/table.tsx';
+import { Alert, Badge, Field, formatDate, plural } from '../ui.tsx';
+import { BulkBar, type Selection } from './SubscriberBulk.tsx';
+import { AudienceFilters, PageJump } from './subscriber/ListControls.tsx';
 
 interface Page {
   subscribers: Subscriber[];
@@ -16,19 +22,107 @@ export const STATUS_TONE: Record<string, 'good' | 'bad' | 'warn' | 'neutral'> = 
   complained: 'warn',
 };
 
+const COLUMNS: ColumnDef<Subscriber>[] = [
+  {
+    header: 'Email',
+    accessorKey: 'email',
+    cell: ({ row }) => <Link to={`/app/subscribers/${row.original.id}`}>{row.original.email}</Link>,
+  },
+  { header: 'Name', accessorFn: (s) => [s.first_name, s.last_name].filter(Boolean).join(' ') || '—' },
+  {
+    header: 'Status',
+    accessorKey: 'status',
+    cell: (c) => <Badge tone={STATUS_TONE[c.getValue() as string]}>{c.getValue() as string}</Badge>,
+  },
+  { header: 'Source', accessorKey: 'source' },
+  { header: 'Subscribed', accessorKey: 'created_at', cell: (c) => formatDate(c.getValue() as string) },
+];
+
+const FILTER_KEYS = ['search', 'status', 'group_id', 'segment_id'] as const;
+type Filter = Record<(typeof FILTER_KEYS)[number], string>;
+
 export function Subscribers({ canEdit }: { canEdit: boolean }) {
-  const [query, setQuery] = useState({ search: '', status: '', page: 1 });
-  const { data, error } = useLoad(
-    () => api.get<Page>(`/subscribers${qs({ ...query, per_page: 25 })}`),
-    [query.search, query.status, query.page],
-  );
+  const [params, setParams] = useSearchParams();
+  const filter = Object.fromEntries(FILTER_KEYS.map((k) => [k, params.get(k) ?? ''])) as Filter;
+  const page = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
+  // the URL holds the list (search, filters, page): reload, back and a shared link show the same page
+  const go = (next: Partial<Filter> & { page?: number }) => {
+    const merged: Record<string, string> = { ...filter, ...next, page: String(next.page ?? page) };
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(merged)) if (v && !(k === 'page' && v === '1')) p.set(k, v);
+    setParams(p);
+  };
+  // keyed by the filter: another filter starts a fresh selection
+  return <SubscriberList key={JSON.stringify(filter)} canEdit={canEdit} filter={filter} page={page} go={go} />;
+}
+
+function SubscriberList({
+  canEdit,
+  filter,
+  page,
+  go,
+}: {
+  canEdit: boolean;
+  filter: Filter;
+  page: number;
+  go: (next: Partial<Filter> & { page?: number }) => void;
+}) {
+  const [selection, setSelection] = useState<Selection>({ ids: new Set(), all: false });
+  const { data, error } = useQuery({
+    queryKey: ['subscribers', filter, page],
+    queryFn: () => api.get<Page>(`/subscribers${qs({ ...filter, page, per_page: 25 })}`),
+    placeholderData: keepPreviousData,
+  });
   const [adding, setAdding] = useState(false);
 
   const search = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
-    setQuery({ search: String(form.get('search') ?? ''), status: String(form.get('status') ?? ''), page: 1 });
+    const value = (k: string) => String(form.get(k) ?? '');
+    go({
+      search: value('search'),
+      status: value('status'),
+      group_id: value('group_id'),
+      segment_id: value('segment_id'),
+      page: 1,
+    });
   };
+  const bySegment = filter.segment_id !== '';
+  const rows = data?.subscribers;
+  const pageIds = rows?.map((r) => r.id) ?? [];
+  const toggle = (id: string) =>
+    setSelection((sel) => {
+      const ids = new Set(sel.ids);
+      if (ids.has(id)) ids.delete(id);
+      else ids.add(id);
+      return { ids, all: false };
+    });
+  const pageChecked = pageIds.length > 0 && pageIds.every((id) => selection.all || selection.ids.has(id));
+  const columns: ColumnDef<Subscriber>[] = canEdit
+    ? [
+        {
+          id: 'select',
+          enableSorting: false,
+          header: () => (
+            <input
+              type="checkbox"
+              aria-label="Select every subscriber on this page"
+              checked={pageChecked}
+              onChange={() => setSelection({ ids: new Set(pageChecked ? [] : pageIds), all: false })}
+            />
+          ),
+          cell: ({ row }) => (
+            <input
+              type="checkbox"
+              aria-label={`Select ${row.original.email}`}
+              checked={selection.all || selection.ids.has(row.original.id)}
+              onChange={() => toggle(row.original.id)}
+            />
+          ),
+        },
+        ...COLUMNS,
+      ]
+    : COLUMNS;
 
   return (
     <section>
@@ -44,11 +138,11 @@ export function Subscribers({ canEdit }: { canEdit: boolean }) {
       <form className="toolbar" role="search" onSubmit={search}>
         <label>
           <span className="visually-hidden">Search</span>
-          <input name="search" type="search" placeholder="Search email or name" defaultValue={query.search} />
+          <input name="search" type="search" placeholder="Search email or name" defaultValue={filter.search} />
         </label>
         <label>
           <span className="visually-hidden">Status</span>
-          <select name="status" defaultValue={query.status}>
+          <select name="status" defaultValue={filter.status}>
             <option value="">All statuses</option>
             <option value="active">Active</option>
             <option value="unsubscribed">Unsubscribed</option>
@@ -56,58 +150,56 @@ export function Subscribers({ canEdit }: { canEdit: boolean }) {
             <option value="complained">Complained</option>
           </select>
         </label>
+        <AudienceFilters groupId={filter.group_id} segmentId={filter.segment_id} />
         <button type="submit" className="secondary">
           Search
         </button>
+        <a className="button secondary" href={`/app/api/subscribers/export${qs(filter)}`} download>
+          Export CSV
+        </a>
       </form>
-      <Alert error={error} />
-      {!data ? (
-        !error && <Loading />
-      ) : data.subscribers.length === 0 ? (
-        <p className="empty">No subscribers match.</p>
-      ) : (
-        <>
-          <p className="muted">{data.pagination.total_count.toLocaleString()} subscribers</p>
-          <div className="table-wrap">
-            <table className="data">
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Source</th>
-                  <th scope="col">Subscribed</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.subscribers.map((s) => (
-                  <tr key={s.id}>
-                    <td>
-                      <Link href={`/app/subscribers/${s.id}`}>{s.email}</Link>
-                    </td>
-                    <td>{[s.first_name, s.last_name].filter(Boolean).join(' ') || '—'}</td>
-                    <td>
-                      <Badge tone={STATUS_TONE[s.status]}>{s.status}</Badge>
-                    </td>
-                    <td>{s.source}</td>
-                    <td>{formatDate(s.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            page={data.pagination.current_page}
-            lastPage={data.pagination.total_pages}
-            onPage={(page) => setQuery((q) => ({ ...q, page }))}
-          />
-        </>
+      {(filter.group_id || bySegment) && (
+        <p className="muted">
+          {bySegment ? 'Members of one segment only' : 'Members of one group only'}.{' '}
+          <Link to="/app/subscribers">Show every subscriber</Link> ·{' '}
+          {bySegment ? <Link to="/app/segments">All segments</Link> : <Link to="/app/groups">All groups</Link>}
+        </p>
+      )}
+      {data && <p className="muted">{plural(data.pagination.total_count, 'subscriber')}</p>}
+      {canEdit && data && (
+        <BulkBar
+          selection={selection}
+          onSelect={setSelection}
+          filter={filter}
+          pageIds={pageIds}
+          total={data.pagination.total_count}
+        />
+      )}
+      <DataTable
+        label="Subscribers"
+        columns={columns}
+        rows={rows}
+        error={error}
+        empty="No subscribers match."
+        rowKey={(s) => s.id}
+        paging={
+          data && {
+            page: data.pagination.current_page,
+            lastPage: data.pagination.total_pages,
+            onPage: (p) => go({ page: p }),
+          }
+        }
+      />
+      {data && data.pagination.total_pages > 1 && (
+        <PageJump key={page} page={page} lastPage={data.pagination.total_pages} onPage={(p) => go({ page: p })} />
       )}
     </section>
   );
 }
 
 function AddSubscriber({ onClose }: { onClose: () => void }) {
+  const navigate = useNavigate();
+  const client = useQueryClient();
   const [error, setError] = useState<unknown>();
   const fields = error instanceof ApiError ? error.fields : {};
   const submit = async (e: FormEvent<HTMLFormElement>) => {
@@ -119,6 +211,7 @@ function AddSubscriber({ onClose }: { onClose: () => void }) {
         first_name: form.get('first_name') || undefined,
         last_name: form.get('last_name') || undefined,
       });
+      await client.invalidateQueries({ queryKey: ['subscribers'] });
       navigate(`/app/subscribers/${sub.id}`);
     } catch (err) {
       setError(err);

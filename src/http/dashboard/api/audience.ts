@@ -1,6 +1,7 @@
-// /app/api/segments, /app/api/forms and /app/api/audience: create and list segments ("created in
-// the dashboard") and signup forms, and the vocabulary the segment builder offers (fields by kind, the
-// operators each kind takes, groups). The rule table itself stays in the domain (segments/rules.ts).
+// /app/api/segments, /app/api/forms and /app/api/audience: segments (list, open, create, edit, delete,
+// and the live count of a filter not saved yet) and signup forms (list, open, create, edit, delete), and
+// the vocabulary the segment builder offers (fields by kind, the operators each kind takes, groups). The
+// rule table itself stays in the domain (segments/rules.ts); the same functions as REST and MCP.
 import type { FastifyInstance } from 'fastify';
 import * as fields from '../../../domain/subscribers/fields.ts';
 import * as forms from '../../../domain/forms/forms.ts';
@@ -8,8 +9,9 @@ import * as groups from '../../../domain/subscribers/groups.ts';
 import { OPERATORS_BY_KIND } from '../../../domain/segments/rules.ts';
 import * as segments from '../../../domain/segments/segments.ts';
 import { STATUSES } from '../../../domain/subscribers/subscribers.ts';
-import { ok, pathId } from '../../rest/envelope.ts';
+import { ok, parse, pathId } from '../../rest/envelope.ts';
 
+const SEGMENT_NOT_FOUND = 'Segment not found';
 const BUILT_IN = [
   { field: 'email', label: 'Email', kind: 'email' },
   { field: 'first_name', label: 'First name', kind: 'text' },
@@ -51,8 +53,19 @@ export async function audienceRoutes(app: FastifyInstance) {
       .code(201)
       .send(ok(await segments.create(app.db, req.member.accountId, (req.body ?? {}) as segments.NewSegment)));
   });
+  app.post('/segments/count', async (req) => {
+    const body = (req.body ?? {}) as { filter?: unknown };
+    return ok({ count: await segments.countDraft(app.db, req.member.accountId, body.filter) });
+  });
+  app.get('/segments/:id', async (req) =>
+    ok(await segments.get(app.db, req.member.accountId, pathId(req.params, SEGMENT_NOT_FOUND))),
+  );
+  app.put('/segments/:id', { config: { permission: 'edit' } }, async (req) => {
+    const id = pathId(req.params, SEGMENT_NOT_FOUND);
+    return ok(await segments.update(app.db, req.member.accountId, id, parse(segments.SegmentUpdate, req.body)));
+  });
   app.delete('/segments/:id', { config: { permission: 'edit' } }, async (req) => {
-    await segments.remove(app.db, req.member.accountId, pathId(req.params, 'Segment not found'));
+    await segments.remove(app.db, req.member.accountId, pathId(req.params, SEGMENT_NOT_FOUND));
     return ok({ deleted: true });
   });
 
@@ -79,6 +92,11 @@ export async function audienceRoutes(app: FastifyInstance) {
     return reply
       .code(201)
       .send(ok(await forms.getWithEmbed(app.db, req.member.accountId, form.id, app.config.publicUrl)));
+  });
+  app.put('/forms/:id', { config: { permission: 'edit' } }, async (req) => {
+    const id = pathId(req.params, 'Form not found');
+    await forms.update(app.db, req.member.accountId, id, parse(forms.FormUpdate, req.body));
+    return ok(await forms.getWithEmbed(app.db, req.member.accountId, id, app.config.publicUrl));
   });
   app.delete('/forms/:id', { config: { permission: 'edit' } }, async (req) => {
     await forms.remove(app.db, req.member.accountId, pathId(req.params, 'Form not found'));

@@ -1,6 +1,7 @@
 // /app/api/imports: the import history (imports.list / imports.get) and a CSV upload from the page, through
 // the same reader and domain path as REST's import-async (../../upload.ts → start; the worker does the rest).
 import type { FastifyInstance } from 'fastify';
+import { HeaderInput, previewHeader } from '../../../domain/imports/headerPreview.ts';
 import * as imports from '../../../domain/imports/imports.ts';
 import { metaOf } from '../../mcp/pagination.ts';
 import { ok, parse } from '../../rest/envelope.ts';
@@ -26,6 +27,11 @@ export async function importRoutes(app: FastifyInstance) {
 
   app.get('/imports/:id', async (req) =>
     ok(await imports.get(app.db, req.member.accountId, (req.params as { id: string }).id)),
+  );
+
+  // what the import would do with a file's columns: its first line mapped by the import's header rule
+  app.post('/imports/columns', async (req) =>
+    ok(await previewHeader(app.db, req.member.accountId, parse(HeaderInput, req.body))),
   );
 
   app.post('/imports', { config: { permission: 'edit' } }, async (req, reply) => {

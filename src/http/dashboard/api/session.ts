@@ -16,7 +16,7 @@ const SwitchAccount = z.object({ account_id: z.guid('account_id must be a UUID')
 
 export async function sessionRoutes(app: FastifyInstance) {
   // guessing passwords: 10 tries a minute per address and client, then 429 until the minute is over
-  const signInLimiter = new KeyRateLimiter('dashboard_signin', 10);
+  const signInLimiter = new KeyRateLimiter('dashboard_signin', 10, app.limitStore);
   const oidcEnabled = Boolean(app.config.OIDC_ISSUER && app.config.OIDC_CLIENT_ID);
 
   async function signIn(userId: string, reply: import('fastify').FastifyReply, accountId?: string) {

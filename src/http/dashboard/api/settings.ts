@@ -1,5 +1,6 @@
 // /app/api/settings and /app/api/members: the account's settings (sender defaults, tracking,
-// verify_emails, timezone) and its team. Reading is for every member; changing needs 'manage'.
+// verify_emails, timezone) and its team (add, change a role, remove). Reading is for every member;
+// changing needs 'manage'.
 // The plan limit (subscriber_limit) is the operator's, so it is shown but not editable here.
 import type { FastifyInstance } from 'fastify';
 import * as accounts from '../../../domain/accounts/accounts.ts';
@@ -36,6 +37,14 @@ export async function settingsRoutes(app: FastifyInstance) {
     const member = await users.addMember(app.db, req.member.accountId, parse(users.NewMember, req.body));
     return reply.code(201).send(ok(member));
   });
+
+  // PUT and PATCH alike: the body is the one thing a membership has to change
+  for (const method of ['put', 'patch'] as const)
+    app[method]('/members/:id', { config: { permission: 'manage' } }, async (req) => {
+      const id = pathId(req.params, 'Member not found');
+      const body = parse(users.RoleChange, req.body);
+      return ok(await users.changeRole(app.db, req.member.accountId, id, body, req.member.role));
+    });
 
   app.delete('/members/:id', { config: { permission: 'manage' } }, async (req) => {
     await users.removeMember(app.db, req.member.accountId, pathId(req.params, 'Member not found'));

@@ -1,14 +1,36 @@
-// /app/api/subscribers: search and read subscribers, add one by hand, and add notes.
+// /app/api/subscribers: search (also by segment) and read subscribers, add, edit and delete one by hand,
+// its activity from the event log, and notes; /app/api/overview: the subscriber counts with growth,
+// recent campaigns and 30-day rates.
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { overview } from '../../../domain/campaigns/overview.ts';
+import * as segmentList from '../../../domain/segments/subscriberList.ts';
+import * as activity from '../../../domain/subscribers/activity.ts';
 import * as notes from '../../../domain/subscribers/notes.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';
+import { pageFields } from '../../../domain/paging.ts';
 import { ok, pagination, parse, pathId } from '../../rest/envelope.ts';
 
+const NOT_FOUND = 'Subscriber not found';
+const ActivityQuery = z.object({ ...pageFields(), type: activity.ActivityQuery.shape.type });
+
 export async function subscriberRoutes(app: FastifyInstance) {
-  app.get('/overview', async (req) => ok(await subscribers.stats(app.db, req.member.accountId)));
+  app.get('/overview', async (req) => {
+    const counts = subscribers.stats(app.db, req.member.accountId);
+    const [c, o] = await Promise.all([
+      counts,
+      overview(
+        app.db,
+        req.member.accountId,
+        counts.then((n) => n.total),
+      ),
+    ]);
+    return ok({ ...c, ...o });
+  });
 
   app.get('/subscribers', async (req) => {
-    const page = await subscribers.list(app.db, req.member.accountId, parse(subscribers.ListQuery, req.query));
+    const query = parse(segmentList.SegmentListQuery, req.query);
+    const page = await segmentList.list(app.db, req.member.accountId, query);
     return ok({ subscribers: page.items, pagination: pagination(page) });
   });
 
@@ -23,14 +45,33 @@ export async function subscriberRoutes(app: FastifyInstance) {
   });
 
   app.get('/subscribers/:id', async (req) =>
-    ok(await subscribers.getFull(app.db, req.member.accountId, { id: pathId(req.params, 'Subscriber not found') })),
+    ok(await subscribers.getFull(app.db, req.member.accountId, { id: pathId(req.params, NOT_FOUND) })),
   );
+
+  // the REST update with the address editable too; every field, custom field and membership in one transaction
+  app.put('/subscribers/:id', { config: { permission: 'edit' } }, async (req) => {
+    const id = pathId(req.params, NOT_FOUND);
+    const edit = parse(subscribers.SubscriberEdit, req.body);
+    await subscribers.update(app.db, req.member.accountId, id, edit, { allowEmail: true });
+    return ok(await subscribers.getFull(app.db, req.member.accountId, { id }));
+  });
+
+  app.delete('/subscribers/:id', { config: { permission: 'edit' } }, async (req) => {
+    await subscribers.remove(app.db, req.member.accountId, pathId(req.params, NOT_FOUND));
+    return ok({ deleted: true });
+  });
+
+  app.get('/subscribers/:id/activity', async (req) => {
+    const id = pathId(req.params, NOT_FOUND);
+    const page = await activity.ofSubscriber(app.db, req.member.accountId, id, parse(ActivityQuery, req.query));
+    return ok({ activity: page.items, pagination: pagination(page) });
+  });
 
   app.post('/subscribers/:id/notes', { config: { permission: 'edit' } }, async (req, reply) => {
     const note = await notes.addNote(
       app.db,
       req.member.accountId,
-      pathId(req.params, 'Subscriber not found'),
+      pathId(req.params, NOT_FOUND),
       parse(notes.NewNote, req.body),
     );
     return reply.code(201).send(ok(note));

@@ -2,7 +2,8 @@
 // create, delete. Each parses its arguments and calls src/domain/automations/.
 import { z } from 'zod';
 import * as automations from '../../../domain/automations/automations.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const AutomationId = z
@@ -18,10 +19,10 @@ const listAutomations = defineTool({
     'stats {started, active, completed, canceled, failed, emails_sent, opens, unique_opens, clicks, unique_clicks, unsubscribes, bounces, complaints, soft_bounces}, created_at, updated_at}. Use get_automation_activity ' +
     'to see the individual runs.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.Automation),
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const page = await automations.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await automations.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -34,6 +35,7 @@ const getAutomation = defineTool({
     'opens, unique_opens, clicks, unique_clicks of its emails when the account tracks them; unsubscribes, bounces, complaints and soft_bounces of its emails). ' +
     'Fails with "Automation not found" for an unknown automation_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Automation),
   input: z.object({ automation_id: AutomationId }),
   async run(ctx, a) {
     return { data: await automations.get(ctx.db, ctx.key.accountId, a.automation_id) };
@@ -49,6 +51,7 @@ const getAutomationActivity = defineTool({
     'status (active, completed, canceled, failed), current_step {path, type} while active, next_run_at (when a delay ends) and ' +
     'the history of what each step did. Filter with status. Fails with "Automation not found" for an unknown automation_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.AutomationRun),
   input: z.object({
     automation_id: AutomationId,
     status: z
@@ -58,8 +61,7 @@ const getAutomationActivity = defineTool({
     ...PageArgs,
   }),
   async run(ctx, { automation_id, ...q }) {
-    const page = await automations.activity(ctx.db, ctx.key.accountId, automation_id, q);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await automations.activity(ctx.db, ctx.key.accountId, automation_id, q));
   },
 });
 
@@ -78,6 +80,7 @@ const createAutomation = defineTool({
     'Example welcome series: trigger {type:"joined_group", group_id}, steps [send_email, {type:"delay", amount:2, unit:"days"}, send_email]. ' +
     "Only events after creation start runs; an unsubscribed or bounced subscriber's run stops before its next email.",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  output: out.single(out.Automation),
   input: automations.NewAutomation,
   async run(ctx, a) {
     return { data: await automations.create(ctx.db, ctx.key.accountId, a) };
@@ -92,6 +95,7 @@ const deleteAutomation = defineTool({
     'Delete an automation and its runs: runs waiting on a delay are canceled and no further email is sent for it. This cannot be ' +
     'undone. Fails with "Automation not found" for an unknown automation_id.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ automation_id: AutomationId }),
   async run(ctx, a) {
     await automations.remove(ctx.db, ctx.key.accountId, a.automation_id);

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import * as campaigns from '../../../domain/campaigns/campaigns.ts';
 import { RECIPIENT_FILTERS } from '../../../domain/campaigns/stats.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const CampaignId = z
@@ -39,6 +40,7 @@ const getCampaign = defineTool({
     'scheduled_at/started_at/finished_at and stats {recipients, sent, failed, opens, unique_opens, clicks, unique_clicks, unsubscribes, ' +
     'bounces, complaints, skipped, interrupted, pending}. Fails with "Campaign not found" for an unknown campaign_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Campaign),
   input: z.object({ campaign_id: CampaignId }),
   async run(ctx, a) {
     return { data: await campaigns.get(ctx.db, ctx.key.accountId, a.campaign_id) };
@@ -53,6 +55,7 @@ const listCampaigns = defineTool({
     'List the campaigns of the account, newest first, 25 per page by default, each with its status and stats. ' +
     'Filter by status (draft, scheduled, sending, sent, cancelled) to find, for example, drafts still to schedule.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.Campaign),
   input: z.object({
     ...PageArgs,
     status: z
@@ -61,8 +64,7 @@ const listCampaigns = defineTool({
       .describe('Only campaigns in this state.'),
   }),
   async run(ctx, a) {
-    const page = await campaigns.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await campaigns.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -76,6 +78,7 @@ const getCampaignSubscribers = defineTool({
     'opens, clicks, opened_at, clicked_at. Filter: sent, failed, opened, unopened, clicked, unsubscribed, bounced or complained. ' +
     'Empty until the campaign starts sending.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.CampaignRecipient),
   input: z.object({
     campaign_id: CampaignId,
     filter: z
@@ -85,8 +88,7 @@ const getCampaignSubscribers = defineTool({
     ...PageArgs,
   }),
   async run(ctx, { campaign_id, ...q }) {
-    const page = await campaigns.recipients(ctx.db, ctx.key.accountId, campaign_id, q);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await campaigns.recipients(ctx.db, ctx.key.accountId, campaign_id, q));
   },
 });
 
@@ -98,6 +100,7 @@ const createCampaign = defineTool({
     'Create a draft email campaign. Only name is required now; subject, content_html and at least one group or segment are required ' +
     'before schedule_campaign. Liquid errors in subject or content are reported at once. Returns the campaign with its id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  output: out.single(out.Campaign),
   input: z.object({
     name: campaigns.Name.describe('Internal name of the campaign (not shown to recipients).'),
     ...Editable,
@@ -116,6 +119,7 @@ const updateCampaign = defineTool({
     'scheduled, sending, sent or cancelled cannot be changed: the call fails with "Only draft campaigns can be updated" ' +
     '(cancel_campaign turns a scheduled campaign back into a draft).',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Campaign),
   input: z.object({
     campaign_id: CampaignId,
     name: campaigns.Name.optional().describe('New internal name.'),
@@ -134,6 +138,7 @@ const deleteCampaign = defineTool({
     'Delete a campaign and its send ledger permanently. Refused while the campaign is sending (cancel it first). ' +
     'Fails with "Campaign not found" for an unknown campaign_id.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ campaign_id: CampaignId }),
   async run(ctx, a) {
     await campaigns.remove(ctx.db, ctx.key.accountId, a.campaign_id);
@@ -151,6 +156,7 @@ const scheduleCampaign = defineTool({
     'The audience (active members, each once, minus suppressed addresses) is fixed when sending starts. A campaign that is already ' +
     'scheduled fails with "Campaign is already scheduled"; cancel_campaign first to change it.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  output: out.single(out.Campaign),
   input: z.object({
     campaign_id: CampaignId,
     delivery: campaigns.ScheduleInput.shape.delivery.describe(
@@ -173,6 +179,7 @@ const cancelCampaign = defineTool({
     'Cancel a scheduled campaign (it returns to draft and can be edited and scheduled again) or stop one that is sending (status ' +
     'cancelled; recipients not yet sent to never get it, the batch in flight completes). Other states fail with a tool error.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Campaign),
   input: z.object({ campaign_id: CampaignId }),
   async run(ctx, a) {
     return { data: await campaigns.cancel(ctx.db, ctx.key.accountId, a.campaign_id) };

@@ -3,7 +3,8 @@
 // until the dashboard exists; the public pages are /f/{id} and /f/confirm/{token}.
 import { z } from 'zod';
 import * as forms from '../../../domain/forms/forms.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const FormId = z.guid('form_id must be a UUID').describe('The form id (UUID), as returned by list_forms.');
@@ -20,10 +21,10 @@ const listForms = defineTool({
     `List the signup forms of the account, newest first, 25 per page by default. Each form is ${FORM_SHAPE}. ` +
     'stats.views counts hosted-page views, submissions valid signups, confirmations confirmed double opt-in signups.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.Form),
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const page = await forms.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await forms.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -35,6 +36,7 @@ const getForm = defineTool({
     `Get one form: ${FORM_SHAPE}, plus url (the hosted page to link to) and embed (HTML markup to paste into a website; it posts to ` +
     'the same endpoint, and a popup form comes wrapped in a <dialog>). Fails with "Form not found" for an unknown form_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.FormWithEmbed),
   input: z.object({ form_id: FormId }),
   async run(ctx, a) {
     return { data: await forms.getWithEmbed(ctx.db, ctx.key.accountId, a.form_id, ctx.config.publicUrl) };
@@ -50,10 +52,10 @@ const getFormSubscribers = defineTool({
     'page by default; each item has id, email, first_name, last_name, status, created_at and signed_up_at. ' +
     'Fails with "Form not found" for an unknown form_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.FormSignup),
   input: z.object({ form_id: FormId, ...PageArgs }),
   async run(ctx, { form_id, ...page }) {
-    const signups = await forms.signups(ctx.db, ctx.key.accountId, form_id, page);
-    return { data: signups.items, meta: metaOf(signups) };
+    return listResult(await forms.signups(ctx.db, ctx.key.accountId, form_id, page));
   },
 });
 
@@ -67,6 +69,7 @@ const updateForm = defineTool({
     'groups of the account (new signups join them). double_opt_in sends a confirmation email before anyone is subscribed. ' +
     'active=false takes the public form offline. Fails with "Form not found" for an unknown form_id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Form),
   input: z.object({
     form_id: FormId,
     name: forms.FormUpdate.shape.name.describe('Form name shown as the hosted page title.'),
@@ -95,6 +98,7 @@ const deleteForm = defineTool({
     'Delete a form permanently, with its unconfirmed double opt-in signups; its public page stops working. Subscribers who signed up ' +
     'through it are NOT deleted. Fails with "Form not found" for an unknown form_id.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ form_id: FormId }),
   async run(ctx, a) {
     await forms.remove(ctx.db, ctx.key.accountId, a.form_id);

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import * as groups from '../../../domain/subscribers/groups.ts';
 import { STATUSES } from '../../../domain/subscribers/subscribers.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const GroupId = z.guid('group_id must be a UUID').describe('The group id (UUID), as returned by list_groups.');
@@ -18,13 +19,13 @@ const listGroups = defineTool({
     'created_at, updated_at}: subscriber_count counts all members, active_count only those who can receive email. Use search to match ' +
     'part of a name (case-insensitive). Group ids are what campaigns, automations and assign_subscriber_to_group take.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.Group),
   input: z.object({
     ...PageArgs,
     search: z.string().trim().max(255).optional().describe('Case-insensitive text matched anywhere in the group name.'),
   }),
   async run(ctx, a) {
-    const page = await groups.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await groups.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -37,6 +38,7 @@ const getGroupSubscribers = defineTool({
     'created_at. Filter by status (e.g. active to see who would receive a campaign) or by a search term on email and names. ' +
     'Fails with "Group not found" for an unknown group_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.SubscriberListItem),
   input: z.object({
     group_id: GroupId,
     ...PageArgs,
@@ -52,8 +54,7 @@ const getGroupSubscribers = defineTool({
       .describe('Case-insensitive text matched anywhere in email, first_name or last_name.'),
   }),
   async run(ctx, { group_id, ...q }) {
-    const page = await groups.members(ctx.db, ctx.key.accountId, group_id, q);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await groups.members(ctx.db, ctx.key.accountId, group_id, q));
   },
 });
 
@@ -66,6 +67,7 @@ const createGroup = defineTool({
     '"A group with this name already exists"). Returns the group with its id; add members with assign_subscriber_to_group or ' +
     'import_subscribers_to_group.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  output: out.single(out.Group),
   input: z.object({ name: Name }),
   async run(ctx, a) {
     return { data: await groups.create(ctx.db, ctx.key.accountId, a) };
@@ -80,6 +82,7 @@ const updateGroup = defineTool({
     'Rename a group; its members are unchanged. The new name must not be used by another group of the account. ' +
     'Fails with "Group not found" for an unknown group_id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Group),
   input: z.object({ group_id: GroupId, name: Name }),
   async run(ctx, a) {
     return { data: await groups.update(ctx.db, ctx.key.accountId, a.group_id, { name: a.name }) };
@@ -94,6 +97,7 @@ const deleteGroup = defineTool({
     'Delete a group permanently. Its subscribers are NOT deleted; they only lose this membership. Campaigns, segments and automations ' +
     'that referred to the group no longer match anyone through it. Fails with "Group not found" for an unknown group_id.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ group_id: GroupId }),
   async run(ctx, a) {
     await groups.remove(ctx.db, ctx.key.accountId, a.group_id);

@@ -2,6 +2,7 @@
 // subscribers:write). Both read or start the same durable import job as the REST CSV import (domain/imports.ts).
 import { z } from 'zod';
 import * as imports from '../../../domain/imports/imports.ts';
+import * as out from '../outputs.ts';
 import { defineTool } from '../tool.ts';
 
 const Row = z.object({
@@ -26,6 +27,7 @@ export const getSingleImport = defineTool({
     'or failed, a message, total_rows, processed_rows, created_count, updated_count, failed_count and the first 100 row errors ' +
     '({row, email, reason}). Poll it after starting an import until status is no longer processing.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.ImportJob),
   input: z.object({
     import_id: z.guid('import_id must be a UUID').describe('The import job id (job_id of the import), a UUID.'),
   }),
@@ -45,6 +47,7 @@ export const importSubscribersToGroup = defineTool({
     'current_count, import_count, limit). Returns the job (status processing); follow it with get_single_import. The request body must stay under 8 MB, ' +
     'so send very large lists in several calls.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  output: out.single(out.ImportJob),
   input: z.object({
     group_id: z
       .guid('group_id must be a UUID')

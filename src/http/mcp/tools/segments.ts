@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import * as segments from '../../../domain/segments/segments.ts';
 import { SegmentFilter } from '../../../domain/segments/filter.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const SegmentId = z.guid('segment_id must be a UUID').describe('The segment id (UUID), as returned by list_segments.');
@@ -28,10 +29,10 @@ const listSegments = defineTool({
     'created_at, updated_at}; subscriber_count is how many subscribers (any status) the filter matches right now. Segment ids are ' +
     'what campaigns take as segment_ids and what get_subscribers_in_segment lists.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.Segment),
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const page = await segments.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await segments.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -43,10 +44,10 @@ const getSubscribersInSegment = defineTool({
     'List the subscribers a segment matches right now (computed from its filter on every call), newest first, 25 per page by default; ' +
     'each item has id, email, first_name, last_name, status and created_at. Fails with "Segment not found" for an unknown segment_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.SubscriberListItem),
   input: z.object({ segment_id: SegmentId, ...PageArgs }),
   async run(ctx, { segment_id, ...paging }) {
-    const page = await segments.members(ctx.db, ctx.key.accountId, segment_id, paging);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await segments.members(ctx.db, ctx.key.accountId, segment_id, paging));
   },
 });
 
@@ -60,6 +61,7 @@ const updateSegment = defineTool({
     FILTER_HELP +
     ' Returns the segment with its new subscriber_count. Fails with "Segment not found" for an unknown segment_id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Segment),
   input: z.object({
     segment_id: SegmentId,
     name: z
@@ -84,6 +86,7 @@ const deleteSegment = defineTool({
     'Delete a segment permanently. Its subscribers are not touched (a segment is only a saved filter). Fails with "Segment not found" ' +
     'for an unknown segment_id.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ segment_id: SegmentId }),
   async run(ctx, a) {
     await segments.remove(ctx.db, ctx.key.accountId, a.segment_id);

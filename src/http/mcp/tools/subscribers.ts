@@ -6,10 +6,12 @@ import * as activity from '../../../domain/subscribers/activity.ts';
 import * as forget from '../../../domain/forget/forget.ts';
 import * as groups from '../../../domain/subscribers/groups.ts';
 import * as subscribers from '../../../domain/subscribers/subscribers.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 import { pick } from '../../pick.ts';
 import { getSingleImport, importSubscribersToGroup } from './imports.ts';
+import { SUBSCRIBER_VIEW } from '../../subscriberViews.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
 
@@ -18,31 +20,7 @@ const SubscriberId = z
   .describe('The subscriber id (UUID), as returned by list_subscribers or get_subscriber.');
 const GroupId = z.guid('group_id must be a UUID').describe('The group id (UUID), as returned by list_groups.');
 
-// spec "Which fields each response carries": Get and Update
-const FULL_FIELDS = [
-  'id',
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'status',
-  'groups',
-  'custom_fields',
-  'notes',
-  'created_at',
-  'updated_at',
-] as const;
-const UPDATE_FIELDS = [
-  'id',
-  'email',
-  'first_name',
-  'last_name',
-  'phone',
-  'status',
-  'custom_fields',
-  'created_at',
-  'updated_at',
-] as const;
+const { get: FULL_FIELDS, upsert: UPDATE_FIELDS } = SUBSCRIBER_VIEW;
 
 const U = subscribers.SubscriberUpdate.shape;
 const A = subscribers.UpsertSubscriber.shape;
@@ -56,6 +34,7 @@ const listSubscribers = defineTool({
     'by a search term matched case-insensitively against email, first name and last name, or by group_id. Each item has id, email, first_name, ' +
     'last_name, status and created_at; use get_subscriber for custom fields, groups and notes. meta tells the total and the last page.',
   annotations: READ,
+  output: out.page(out.SubscriberListItem),
   input: z.object({
     ...PageArgs,
     status: subscribers.ListQuery.shape.status.describe(
@@ -70,8 +49,7 @@ const listSubscribers = defineTool({
     group_id: GroupId.optional().describe('Only subscribers who are members of this group (UUID).'),
   }),
   async run(ctx, a) {
-    const page = await subscribers.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await subscribers.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -83,6 +61,7 @@ const getSubscriber = defineTool({
     'Get one subscriber by subscriber_id or by email (case-insensitive), with phone, status, custom_fields, the groups it belongs to ({id, name}) ' +
     'and notes. Pass exactly one of the two; if both are given, subscriber_id wins. Fails with "Subscriber not found" when no such subscriber exists in this account.',
   annotations: READ,
+  output: out.single(out.SubscriberFull),
   input: z
     .object({
       subscriber_id: SubscriberId.optional(),
@@ -109,6 +88,7 @@ const getSubscriberCount = defineTool({
     'Count the subscribers of the account. Without arguments it returns {total, active, unsubscribed, bounced, complained}; with status it ' +
     'returns {status, count} for that status only. Cheaper than paging through list_subscribers when only numbers are needed.',
   annotations: READ,
+  output: out.single(out.SubscriberCounts),
   input: z.object({
     status: subscribers.ListQuery.shape.status.describe(
       'Count only subscribers with this status: active, unsubscribed, bounced or complained.',
@@ -129,6 +109,7 @@ const getSubscriberActivity = defineTool({
     'clicked and bounced, form submissions. Each item is {id, type, data, created_at}. Filter with type (for example email.opened). ' +
     'Fails with "Subscriber not found" for an unknown subscriber_id.',
   annotations: READ,
+  output: out.page(out.ActivityItem),
   input: z.object({
     subscriber_id: SubscriberId,
     ...PageArgs,
@@ -137,12 +118,13 @@ const getSubscriberActivity = defineTool({
     ),
   }),
   async run(ctx, a) {
-    const page = await activity.ofSubscriber(ctx.db, ctx.key.accountId, a.subscriber_id, {
-      page: a.page,
-      per_page: a.per_page,
-      type: a.type,
-    });
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(
+      await activity.ofSubscriber(ctx.db, ctx.key.accountId, a.subscriber_id, {
+        page: a.page,
+        per_page: a.per_page,
+        type: a.type,
+      }),
+    );
   },
 });
 
@@ -156,6 +138,7 @@ const addSubscriber = defineTool({
     'change: custom_fields are merged and groups are added (never removed). custom_fields keys must be fields defined in the account. ' +
     'The result is the subscriber with created=true when it was new.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.SubscriberWritten.extend({ created: z.boolean() })),
   input: z.object({
     email: A.email.describe('Email address (required); trimmed and checked, at most 254 characters.'),
     first_name: A.first_name.describe('First name.'),
@@ -182,6 +165,7 @@ const updateSubscriber = defineTool({
     'by bounce processing). custom_fields are merged into the existing values. group_ids REPLACES all memberships with exactly this list ' +
     '(use assign_subscriber_to_group to add one group). The email cannot be changed.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.SubscriberWritten),
   input: z.object({
     subscriber_id: SubscriberId,
     first_name: U.first_name.describe('New first name (null clears it).'),
@@ -207,6 +191,7 @@ const deleteSubscriber = defineTool({
     'To stop mailing someone but keep the record, use update_subscriber with status unsubscribed instead. To also erase the address ' +
     'everywhere (GDPR), use forget_subscriber.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ subscriber_id: SubscriberId }),
   async run(ctx, a) {
     await subscribers.remove(ctx.db, ctx.key.accountId, a.subscriber_id);
@@ -223,6 +208,7 @@ const forgetSubscriber = defineTool({
     'import rows, pending sign-ups, captured mail). Only a salted hash is kept so that later imports skip the address; adding it again ' +
     'explicitly (add_subscriber) is still possible. Irreversible.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Forgotten),
   input: z.object({ subscriber_id: SubscriberId }),
   async run(ctx, a) {
     return { data: await forget.forgetSubscriber(ctx.db, ctx.config.secret, ctx.key.accountId, a.subscriber_id) };
@@ -237,6 +223,7 @@ const assignToGroup = defineTool({
     'Add one subscriber to one group. Adding a subscriber who is already a member changes nothing (added=false). ' +
     'Fails with "Subscriber not found" or "Group not found" when either id is unknown in this account. Use list_groups to find group ids.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Assigned),
   input: z.object({ subscriber_id: SubscriberId, group_id: GroupId }),
   async run(ctx, a) {
     return { data: await groups.assign(ctx.db, ctx.key.accountId, a.group_id, a.subscriber_id) };
@@ -251,6 +238,7 @@ const unassignFromGroup = defineTool({
     'Remove one subscriber from one group; the subscriber itself stays. Removing a non-member changes nothing (removed=false). ' +
     'Fails with "Subscriber not found" or "Group not found" when either id is unknown in this account.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.Unassigned),
   input: z.object({ subscriber_id: SubscriberId, group_id: GroupId }),
   async run(ctx, a) {
     return { data: await groups.unassign(ctx.db, ctx.key.accountId, a.group_id, a.subscriber_id) };

@@ -2,7 +2,8 @@
 // deliveries), create, update, delete. Each parses its arguments and calls src/domain/webhooks/.
 import { z } from 'zod';
 import * as webhooks from '../../../domain/webhooks/webhooks.ts';
-import { metaOf, PageArgs } from '../pagination.ts';
+import { listResult, PageArgs } from '../pagination.ts';
+import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
 
 const WebhookId = z
@@ -19,10 +20,10 @@ const listWebhooks = defineTool({
     'disabled_reason, last_delivery {at, status_code} or null, created_at, updated_at}. The signing secret is not listed; ' +
     'use get_webhook for it and for the recent delivery log.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.page(out.Webhook),
   input: z.object({ ...PageArgs }),
   async run(ctx, a) {
-    const page = await webhooks.list(ctx.db, ctx.key.accountId, a);
-    return { data: page.items, meta: metaOf(page) };
+    return listResult(await webhooks.list(ctx.db, ctx.key.accountId, a));
   },
 });
 
@@ -35,6 +36,7 @@ const getWebhook = defineTool({
     'deliveries, each with status (pending, delivered, failed), attempts (status_code, duration_ms, response snippet, error) ' +
     'and the payload sent. Fails with "Webhook not found" for an unknown webhook_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  output: out.single(out.WebhookDetail),
   input: z.object({ webhook_id: WebhookId }),
   async run(ctx, a) {
     return { data: await webhooks.get(ctx.db, ctx.key.accountId, a.webhook_id) };
@@ -50,6 +52,7 @@ const createWebhook = defineTool({
     `listed types. Event types: ${EVENTS_TEXT} ("*" = all). The URL must not point to a private or loopback address. ` +
     'Returns the webhook with its secret (whsec_…); failed deliveries are retried for about a day.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  output: out.single(out.WebhookWithSecret),
   input: webhooks.NewWebhook,
   async run(ctx, a) {
     return { data: await webhooks.create(ctx.db, ctx.key.accountId, a, ctx.config) };
@@ -65,6 +68,7 @@ const updateWebhook = defineTool({
     '(for example after it was disabled for failing 5 days) resumes its pending deliveries. The secret does not change. ' +
     'Fails with "Webhook not found" for an unknown webhook_id.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  output: out.single(out.Webhook),
   input: webhooks.WebhookUpdate.extend({ webhook_id: WebhookId }),
   async run(ctx, { webhook_id, ...changes }) {
     return { data: await webhooks.update(ctx.db, ctx.key.accountId, webhook_id, changes, ctx.config) };
@@ -79,6 +83,7 @@ const deleteWebhook = defineTool({
     'Delete a webhook and its delivery log; deliveries not yet made are dropped. This cannot be undone. ' +
     'Fails with "Webhook not found" for an unknown webhook_id.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  output: out.single(out.Deleted),
   input: z.object({ webhook_id: WebhookId }),
   async run(ctx, a) {
     await webhooks.remove(ctx.db, ctx.key.accountId, a.webhook_id);

@@ -1,0 +1,70 @@
+// The dashboard's overview beyond the subscriber counts: growth per day over 30 days, the latest
+// campaigns with their rates, and the bounce and complaint rates of what was sent in the last 30 days.
+import type { Db } from '../../db/client.ts';
+import * as queries from './queries.ts';
+import * as q from './reportQueries.ts';
+import * as rows from './rows.ts';
+import * as campaignStats from './stats.ts';
+
+export const DAYS = 30;
+
+/**
+ * `total` is the number of subscribers that exist now and had been added by the end of each day (in the
+ * account's time zone): walked back from today's total, so one indexed range over the window is all it reads.
+ * The recent campaigns' rows and the 30-day rates come from one aggregate of the ledger, over those
+ * campaigns and the ones that started in the window (mostly the same ones).
+ */
+export async function overview(db: Db, accountId: string, totalNow: number | Promise<number>) {
+  // three independent chains, so the slowest (the ledger aggregate) sets the time, not their sum
+  const [[perDay, today], recent, sums, total] = await Promise.all([
+    queries.account(db, accountId).then((a) => {
+      const tz = a.timezone || 'UTC';
+      return Promise.all([q.newPerDay(db, accountId, tz, DAYS), q.today(db, tz)]);
+    }),
+    ...campaignsAndRates(db, accountId),
+    totalNow,
+  ]);
+  const added = new Map(perDay.map((r) => [r.day, r.n]));
+  const growth: { day: string; total: number; new: number }[] = [];
+  let left = total;
+  for (let i = 0; i < DAYS; i++) {
+    const day = shiftDay(today, -i);
+    const n = added.get(day) ?? 0;
+    growth.push({ day, total: left, new: n });
+    left -= n;
+  }
+  return {
+    growth: growth.reverse(),
+    recent_campaigns: recent,
+    rates: {
+      sent_30d: sums.sent,
+      bounce_rate: sums.sent > 0 ? sums.bounces / sums.sent : 0,
+      complaint_rate: sums.sent > 0 ? sums.complaints / sums.sent : 0,
+    },
+  };
+}
+
+// the newest five as list rows, and the sent, bounced and complained of the campaigns started in the window
+function campaignsAndRates(db: Db, accountId: string) {
+  const read = Promise.all([
+    queries.campaignPage(db, accountId, undefined, 5, 0),
+    q.startedSince(db, accountId, DAYS),
+  ]).then(async ([newest, started]) => {
+    const stats = await campaignStats.of(db, accountId, [...new Set([...newest.rows.map((r) => r.id), ...started])]);
+    const sums = { sent: 0, bounces: 0, complaints: 0 };
+    for (const id of started) {
+      const s = stats.get(id) ?? campaignStats.EMPTY;
+      sums.sent += s.sent;
+      sums.bounces += s.bounces;
+      sums.complaints += s.complaints;
+    }
+    return { recent: await rows.listRows(db, accountId, newest.rows, stats), sums };
+  });
+  return [read.then((r) => r.recent), read.then((r) => r.sums)] as const;
+}
+
+function shiftDay(day: string, by: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + by);
+  return d.toISOString().slice(0, 10);
+}

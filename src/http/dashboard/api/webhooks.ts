@@ -1,0 +1,62 @@
+// /app/api/webhooks: the dashboard's webhooks page: list, create, edit, delete, test event, delivery log and
+// replay, through the same domain functions as REST and MCP. Every member reads; changing a webhook, which
+// decides where the account's data is sent, needs 'manage'. The secret is shown once, in the create answer.
+import type { FastifyInstance } from 'fastify';
+import { PageQuery } from '../../../domain/paging.ts';
+import { eventCatalog } from '../../../domain/webhooks/catalog.ts';
+import * as webhooks from '../../../domain/webhooks/webhooks.ts';
+import { metaOf } from '../../mcp/pagination.ts';
+import { ok, parse, pathId } from '../../rest/envelope.ts';
+
+const manage = { config: { permission: 'manage' as const } };
+const id = (params: unknown) => pathId(params, webhooks.NOT_FOUND);
+
+export async function webhookRoutes(app: FastifyInstance) {
+  app.get('/webhook-events', async () => ok(eventCatalog()));
+
+  app.get('/webhooks', async (req) => {
+    const page = await webhooks.list(app.db, req.member.accountId, parse(PageQuery, req.query));
+    return ok({ webhooks: page.items, meta: metaOf(page) });
+  });
+
+  app.post('/webhooks', manage, async (req, reply) => {
+    const input = parse(webhooks.NewWebhook, req.body);
+    const created = await webhooks.create(app.db, req.member.accountId, input, app.config);
+    return reply.code(201).send(ok(created, 'Copy the signing secret now: the dashboard shows it only once'));
+  });
+
+  app.get('/webhooks/:id', async (req) => {
+    const {
+      secret: _secret,
+      recent_deliveries: _recent,
+      ...hook
+    } = await webhooks.get(app.db, req.member.accountId, id(req.params));
+    return ok(hook);
+  });
+
+  app.put('/webhooks/:id', manage, async (req) => {
+    const input = parse(webhooks.WebhookUpdate, req.body);
+    return ok(await webhooks.update(app.db, req.member.accountId, id(req.params), input, app.config));
+  });
+
+  app.delete('/webhooks/:id', manage, async (req) => {
+    await webhooks.remove(app.db, req.member.accountId, id(req.params));
+    return ok({ deleted: true }, 'Webhook deleted');
+  });
+
+  app.get('/webhooks/:id/deliveries', async (req) => {
+    const query = parse(webhooks.DeliveriesQuery, req.query);
+    const page = await webhooks.deliveries(app.db, req.member.accountId, id(req.params), query);
+    return ok({ deliveries: page.items, meta: metaOf(page) });
+  });
+
+  app.post('/webhooks/:id/test', manage, async (req) =>
+    ok(await webhooks.test(app.db, req.member.accountId, id(req.params), app.config)),
+  );
+
+  app.post('/webhooks/:id/deliveries/:deliveryId/replay', manage, async (req, reply) => {
+    const deliveryId = pathId(req.params, webhooks.DELIVERY_NOT_FOUND, 'deliveryId');
+    const queued = await webhooks.replay(app.db, req.member.accountId, id(req.params), deliveryId);
+    return reply.code(202).send(ok(queued, 'Replay queued'));
+  });
+}

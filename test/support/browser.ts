@@ -1,0 +1,91 @@
+// Debian's Chromium driven by playwright-core, the same way in every browser test: where it lives, the
+// flags this machine's closed network needs, and the reason a file is skipped when it cannot run.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WEB_DIST } from '../../src/http/dashboard/spa.ts';
+import { after, before } from 'node:test';
+import type { Env } from '../../src/config.ts';
+import { startServer, type TestServer } from './server.ts';
+import { startSink, type Sink } from './smtpSink.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** describe's skip option: false when Chromium (and, for dashboard pages, the built app) is there. */
+export function browserSkip(needsDashboard = true): false | string {
+  if (!existsSync(CHROMIUM)) return 'chromium not installed (apt-get install -y chromium)';
+  if (needsDashboard && !existsSync(join(WEB_DIST, 'index.html'))) return 'web/dist missing (npm run build:web)';
+  return false;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** Where SCREENSHOTS=1 makes the browser tests write the pictures docs/dashboard.md shows. */
+export const SHOTS = process.env.SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
+
+/**
+ * A fresh instance's first visit: creates the owner account through the sign-up form (as ada@acme.test)
+ * and waits for the overview; answers the new account's id.
+ */
+export async function createOwner(page: Page, s: TestServer, account = 'Acme'): Promise<string> {
+  await page.goto(s.url + '/');
+  await page.getByLabel('Account name').fill(account);
+  await page.getByLabel('Email').fill('ada@acme.test');
+  await page.getByLabel('Password').fill('analytical engine');
+  await page.getByRole('button', { name: 'Create the owner account' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  return (await s.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow()).id;
+}
+
+export interface BrowserSession {
+  s: TestServer;
+  browser: Browser;
+  page: Page;
+  /** A second page of the same session at 390 × 844, when asked for. */
+  phone: Page;
+  /** The SMTP sink the server sends to, when asked for. */
+  sink: Sink;
+}
+
+/**
+ * Inside a describe: a server and a Chromium page for its tests, started together in before() (the
+ * migrations and the browser's launch overlap: most of a browser file's time is there) and closed after;
+ * with `sink`, the server sends to an SMTP sink of its own, and with `phone` a second page is 390 px wide.
+ */
+export function dashboardInBrowser(
+  options: {
+    env?: Partial<Record<keyof Env, unknown>>;
+    viewport?: { width: number; height: number };
+    phone?: boolean;
+    sink?: boolean;
+  } = {},
+): BrowserSession {
+  const session = {} as BrowserSession;
+  let stopServer: (() => Promise<void>) | undefined;
+  before(async () => {
+    if (options.sink) session.sink = await startSink();
+    const env = { ...options.env, ...(options.sink && { SMTP_URL: session.sink.url }) };
+    [session.s, session.browser] = await Promise.all([
+      startServer({ after: (fn: () => Promise<void>) => void (stopServer = fn) }, env),
+      launchChromium(),
+    ]);
+    const context = await session.browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
+    session.page = await context.newPage();
+    session.page.setDefaultTimeout(15_000);
+    if (options.phone) {
+      session.phone = await context.newPage();
+      await session.phone.setViewportSize({ width: 390, height: 844 });
+    }
+  });
+  after(async () => {
+    await session.browser?.close();
+    await stopServer?.();
+    await session.sink?.close();
+  });
+  return session;
+}

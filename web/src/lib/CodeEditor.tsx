@@ -1,0 +1,24 @@
+// The content editor: CodeMirror 6 with HTML (MJML is tags too) and Liquid's {{ }} and {% %} highlighted.
+// Loaded on demand, so only the campaign editor carries it.
+import { lazy, Suspense } from 'react';
+
+export interface CodeEditorProps {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  describedBy?: string;
+  invalid?: boolean;
+  label: string;
+}
+
+const Editor = lazy(() => import('./codemirror.tsx'));
+
+export function CodeEditor(props: CodeEditorProps) {
+  return (
+    <Suspense
+      fallback={<textarea id={props.id} className="mono code-fallback" rows={18} value={props.value} readOnly />}
+    >
+      <Editor {...props} />
+    </Suspense>
+  );
+}
