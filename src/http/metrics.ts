@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import * as q from '../domain/operations/metricsQueries.ts';
+import { webhookAttemptCounts } from '../domain/operations/tallies.ts';
 
 /** a scrape query that takes longer than this is skipped (its gauges stay empty) rather than wait */
 const QUERY_TIMEOUT_MS = 2000;
@@ -162,6 +163,7 @@ export async function metricsRoutes(app: FastifyInstance): Promise<void> {
   const automations = perScrape(() => q.automationBacklog(db));
   const imports = perScrape(() => q.importTotals(db));
   const queues = perScrape(() => q.queueDepths(db, app.queue.schema));
+  const backoffs = perScrape(() => q.providerBackoffs(db));
 
   dbGauge(
     'ledger',
@@ -203,6 +205,28 @@ export async function metricsRoutes(app: FastifyInstance): Promise<void> {
     },
     async (g) => {
       for (const [klass, n] of Object.entries((await ledger()).replies)) g.set({ class: klass }, n);
+    },
+  );
+  dbGauge(
+    'ledger',
+    {
+      name: 'mailgrove_campaign_deferred_recipients',
+      help: 'Ledger rows of the campaigns sending now waiting again because their provider deferred them, by provider',
+      labelNames: ['provider'] as const,
+    },
+    async (g) => {
+      for (const [provider, n] of Object.entries((await ledger()).deferredBy)) g.set({ provider }, n);
+    },
+  );
+  dbGauge(
+    'providers',
+    {
+      name: 'mailgrove_provider_backoff_seconds',
+      help: 'Seconds until a provider that deferred (421 / 4.7.x) is tried again, by provider; 0 once it may be',
+      labelNames: ['provider'] as const,
+    },
+    async (g) => {
+      for (const b of await backoffs()) g.set({ provider: b.provider }, b.secondsLeft);
     },
   );
   dbGauge(
@@ -286,6 +310,30 @@ export async function metricsRoutes(app: FastifyInstance): Promise<void> {
       g.set({ kind: 'due' }, a.due);
     },
   );
+
+  dbGauge(
+    'automations',
+    {
+      name: 'mailgrove_automation_runs',
+      help: 'Automation runs by status: active now, and completed, canceled or failed over the automations kept',
+      labelNames: ['status'] as const,
+    },
+    async (g) => {
+      const a = await automations();
+      g.set({ status: 'active' }, a.active);
+      for (const [status, n] of Object.entries(a.finished)) g.set({ status }, n);
+    },
+  );
+  new Counter({
+    name: 'mailgrove_webhook_attempts_total',
+    help: 'Webhook delivery attempts this instance made, by result (delivered, retrying = failed with a retry ahead, failed = given up)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [result, n] of Object.entries(webhookAttemptCounts())) this.inc({ result }, n);
+    },
+  });
 
   const pool = app.dbHandle.pool;
   if (pool) {

@@ -2,7 +2,9 @@
 // the work happens (a REST request, an import, a campaign send, a 429).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { automationServer, createAutomation, uniqueEmail } from '../support/automations.ts';
 import { seedAudience } from '../support/campaigns.ts';
+import { startReceiver } from '../support/receiver.ts';
 import { startSink } from '../support/smtpSink.ts';
 import { fileScope } from '../support/scope.ts';
 import { startServer } from '../support/server.ts';
@@ -67,6 +69,10 @@ describe('GET /metrics', () => {
       'mailgrove_import_rows_processed',
       'mailgrove_webhook_deliveries_pending',
       'mailgrove_automation_runs_active',
+      'mailgrove_automation_runs',
+      'mailgrove_webhook_attempts_total',
+      'mailgrove_provider_backoff_seconds',
+      'mailgrove_campaign_deferred_recipients',
     ])
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
     assert.equal(value(text, 'mailgrove_metrics_query_failures_total'), 0, 'every scrape query answered');
@@ -234,5 +240,43 @@ describe('GET /metrics without METRICS_TOKEN, sending through SMTP', () => {
     assert.equal(value(after, 'mailgrove_campaign_smtp_replies', { class: 'hard' }), 1);
     assert.equal(value(after, 'mailgrove_campaign_smtp_replies', { class: 'accepted' }), 2);
     assert.doesNotMatch(after, /refused-metrics\.test|no such user/);
+  });
+});
+
+describe('GET /metrics: webhooks, automations and providers', () => {
+  test('webhook attempts count by result; finished automation runs by status; a deferring provider by name', async () => {
+    const { base } = await startReceiver();
+    const { s: other } = await automationServer({ ALLOW_PRIVATE_WEBHOOK_URLS: true, WORKER_POLL_MS: 100 });
+    const metrics = async () => (await fetch(`${other.url}/metrics`)).text();
+    const before = await metrics();
+    const { api } = await other.restAccount();
+
+    for (const path of ['/ok', '/fail']) {
+      const hook = (await api.post('/webhooks', { url: base + path, events: ['campaign.sent'] })).body.data;
+      assert.equal((await api.post(`/webhooks/${hook.id}/test`)).status, 200);
+    }
+
+    const group = (await api.post('/groups', { name: 'Welcome' })).body.data;
+    await createAutomation(api, {
+      trigger: { type: 'joined_group', group_id: group.id },
+      steps: [{ type: 'send_email', subject: 'Hi', content_html: '<p>Hi</p>' }],
+    });
+    await api.post('/subscribers', { email: uniqueEmail('metrics'), group_ids: [group.id] });
+
+    await other.db
+      .insertInto('provider_backoff')
+      .values({ provider: 'gmail', level: 2, until: new Date(Date.now() + 60_000) })
+      .execute();
+
+    const after = await until('the automation run to complete', async () => {
+      const text = await metrics();
+      const completed = value(text, 'mailgrove_automation_runs', { status: 'completed' });
+      return completed > value(before, 'mailgrove_automation_runs', { status: 'completed' }) ? text : undefined;
+    });
+    const attempts = (t: string, result: string) => value(t, 'mailgrove_webhook_attempts_total', { result });
+    assert.equal(attempts(after, 'delivered') - attempts(before, 'delivered'), 1);
+    assert.equal(attempts(after, 'failed') - attempts(before, 'failed'), 1, 'a test event is not retried');
+    const left = value(after, 'mailgrove_provider_backoff_seconds', { provider: 'gmail' });
+    assert.ok(left > 50 && left <= 60, `seconds left: ${left}`);
   });
 });

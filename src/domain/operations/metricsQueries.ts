@@ -21,6 +21,8 @@ export interface SendingLedger {
   replies: Record<ReplyClass | 'accepted', number>;
   /** recipients of these campaigns whose message was accepted in the last minute */
   sentLastMinute: number;
+  /** rows waiting again because their provider deferred them (421 / 4.7.x), by provider */
+  deferredBy: Record<string, number>;
 }
 
 /** a campaign that finished this recently still shows, so a scrape every minute sees its final numbers */
@@ -48,15 +50,17 @@ export async function sendingLedger(db: Db): Promise<SendingLedger> {
           failure: string | null;
           smtp_code: number | null;
           smtp_status: string | null;
+          deferred_by: string | null;
           n: number;
           last_minute: number;
         }>`
     select campaign_id, state, failure, smtp_code, smtp_status,
+           case when state = 'queued' then deferred_by end as deferred_by,
            count(*)::int as n,
            (count(*) filter (where sent_at >= now() - interval '1 minute'))::int as last_minute
       from campaign_recipients
      where campaign_id = any(${ids}::uuid[])
-     group by campaign_id, state, failure, smtp_code, smtp_status`.execute(db);
+     group by 1, 2, 3, 4, 5, 6`.execute(db);
   const states = new Map<string, LedgerCount>();
   const failures: Record<string, number> = {};
   const replies: Record<ReplyClass | 'accepted', number> = {
@@ -68,7 +72,9 @@ export async function sendingLedger(db: Db): Promise<SendingLedger> {
     failed: 0,
   };
   let sentLastMinute = 0;
+  const deferredBy: Record<string, number> = {};
   for (const r of rows) {
+    if (r.deferred_by) deferredBy[r.deferred_by] = (deferredBy[r.deferred_by] ?? 0) + r.n;
     const key = `${r.campaign_id}\u0000${r.state}`;
     const s = states.get(key) ?? { campaignId: r.campaign_id, state: r.state, count: 0 };
     s.count += r.n;
@@ -80,7 +86,7 @@ export async function sendingLedger(db: Db): Promise<SendingLedger> {
     }
     sentLastMinute += r.last_minute;
   }
-  return { states: [...states.values()], failures, replies, sentLastMinute };
+  return { states: [...states.values()], failures, replies, sentLastMinute, deferredBy };
 }
 
 export interface QueueDepth {
@@ -164,6 +170,8 @@ export interface AutomationBacklog {
   active: number;
   /** active runs whose next step is already due */
   due: number;
+  /** finished runs by how they ended, over every automation kept (each automation counts its own) */
+  finished: { completed: number; canceled: number; failed: number };
 }
 
 /** Through the automation_runs_due partial index (status = 'active'); finished runs are not counted. */
@@ -173,5 +181,31 @@ export async function automationBacklog(db: Db): Promise<AutomationBacklog> {
            (count(*) filter (where next_run_at <= now()))::int as due
       from automation_runs
      where status = 'active'`.execute(db);
-  return rows[0]!;
+  // the automations' own counters, written with each run's end: one row per automation, not per run
+  const ended = await sql<{ completed: number; canceled: number; failed: number }>`
+    select coalesce(sum(runs_completed), 0)::int8 as completed,
+           coalesce(sum(runs_canceled), 0)::int8 as canceled,
+           coalesce(sum(runs_failed), 0)::int8 as failed
+      from automations`.execute(db);
+  const e = ended.rows[0]!;
+  return {
+    ...rows[0]!,
+    finished: { completed: Number(e.completed), canceled: Number(e.canceled), failed: Number(e.failed) },
+  };
+}
+
+export interface ProviderBackoff {
+  provider: string;
+  /** seconds until the provider is tried again (0 once that time has passed) */
+  secondsLeft: number;
+  /** how many times in a row it has deferred (the backoff doubles with each) */
+  level: number;
+}
+
+/** The providers that answered 421 / 4.7.x lately: one row each, shared by every instance. */
+export async function providerBackoffs(db: Db): Promise<ProviderBackoff[]> {
+  const { rows } = await sql<{ provider: string; seconds_left: number; level: number }>`
+    select provider, level, greatest(0, extract(epoch from until - now()))::float8 as seconds_left
+      from provider_backoff`.execute(db);
+  return rows.map((r) => ({ provider: r.provider, level: r.level, secondsLeft: r.seconds_left }));
 }

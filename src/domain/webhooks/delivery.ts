@@ -8,6 +8,7 @@ import type { Db } from '../../db/client.ts';
 import type { DeliveryStatus, WebhookPayload } from '../../db/schema/webhooks.ts';
 import { EventFeed, webhookWanted, type FeedBatch } from '../events/feed.ts';
 import { recordEvent } from '../events/log.ts';
+import { noteWebhookAttempt } from '../operations/tallies.ts';
 import * as queries from './queries.ts';
 import type { Claimed } from './queries.ts';
 import { post, type PostResult } from './target.ts';
@@ -156,6 +157,7 @@ export async function recordAttempt(
       failing_since: hook.failing_since,
     });
   });
+  noteWebhookAttempt(status === 'pending' ? 'retrying' : status);
   return status;
 }
 
