@@ -98,7 +98,7 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
     await page
       .frameLocator('iframe[title="Desktop preview"]')
       .getByText('Thanks for signing up, Preview!')
-      .waitFor({ timeout: 10_000 });
+      .waitFor({ timeout: 30_000 });
 
     await page.getByRole('button', { name: 'Create automation' }).click();
     await page.waitForURL(/\/app\/automations\/[0-9a-f-]{36}$/);

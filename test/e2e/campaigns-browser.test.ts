@@ -73,7 +73,8 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     await page.locator('.cm-content').getByText('mj-body').first().waitFor();
     // the server's render, with the sample subscriber, shows in both frames
     const desktop = page.frameLocator('iframe[title="Desktop preview"]');
-    await desktop.getByText('Hello Preview').first().waitFor({ timeout: 10_000 });
+    // the MJML render runs on the server after a pause in typing: slow under load
+    await desktop.getByText('Hello Preview').first().waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.waitForURL(/\/app\/campaigns\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'June newsletter' }).waitFor();

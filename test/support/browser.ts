@@ -76,7 +76,7 @@ export function dashboardInBrowser(
     ]);
     const context = await session.browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 } });
     session.page = await context.newPage();
-    session.page.setDefaultTimeout(15_000);
+    session.page.setDefaultTimeout(30_000);
     if (options.phone) {
       session.phone = await context.newPage();
       await session.phone.setViewportSize({ width: 390, height: 844 });
