@@ -84,6 +84,10 @@ export const Env = z.object({
   // how often the job workers and scheduler poll, in milliseconds
   WORKER_POLL_MS: int(1000),
   WORKERS: bool.default(true),
+  // every worker instance writes its heartbeat this often; one silent for INSTANCE_TIMEOUT_MS is dead, and
+  // the others take over its imports, automation runs and webhook deliveries (src/jobs/supervisor.ts)
+  INSTANCE_HEARTBEAT_MS: int(3000),
+  INSTANCE_TIMEOUT_MS: int(20_000),
   // what this instance does: all (HTTP + workers), api (HTTP only), worker (workers; HTTP health only)
   MAILGROVE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   // SIGTERM/SIGINT: in-flight requests and the current send batch get this long to finish

@@ -10,6 +10,7 @@ import type { MailTables } from './schema/mail.ts';
 import type { DashboardTables } from './schema/dashboard.ts';
 import type { WarmupTables } from './schema/warmup.ts';
 import type { IdempotencyTables } from './schema/idempotency.ts';
+import type { InstancesTables } from './schema/instances.ts';
 
 export interface DB
   extends
@@ -23,6 +24,7 @@ export interface DB
     MailTables,
     DashboardTables,
     WarmupTables,
-    IdempotencyTables {}
+    IdempotencyTables,
+    InstancesTables {}
 
 export * from './schema/core.ts';

@@ -15,7 +15,7 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
     'automation runs',
     config.WORKER_POLL_MS,
     log,
-    async () => (await runs.advanceDue({ db, config, transport })) > 0,
+    async () => (await runs.advanceDue({ db, config, transport, instanceId: ctx.queue.instanceId })) > 0,
   );
 
   const triggerLoop = startLoop('automation triggers', config.WORKER_POLL_MS, log, async () => {

@@ -3,6 +3,9 @@
 // round in progress, so servers in tests stop promptly. A failing round is logged and retried later.
 import type { FastifyBaseLogger } from 'fastify';
 
+/** What a loop logs through: a failed round (Fastify's logger fits). */
+export type LoopLog = Pick<FastifyBaseLogger, 'error'> | { error(obj: { err: unknown }, msg: string): void };
+
 export interface PollLoop {
   wake(): void;
   stop(): Promise<void>;
@@ -12,7 +15,7 @@ export interface PollLoop {
 export function startLoop(
   name: string,
   intervalMs: number,
-  log: FastifyBaseLogger,
+  log: LoopLog,
   round: (signal: AbortSignal) => Promise<boolean>,
 ): PollLoop {
   const abort = new AbortController();

@@ -1,7 +1,16 @@
 // Durable background jobs through pg-boss, in the same database as the data (PostgreSQL or PGlite).
 // A job's payload holds ids only; its state lives in rows, so a retry or a restart reads the row and carries on.
+//
+// Jobs are fetched by our own loops rather than boss.work, for three reasons: each running job holds a
+// lease naming this instance (domain/instances), so when the instance dies the others hand the job back
+// at once (src/jobs/supervisor.ts) instead of after pg-boss's expiry; a handler that is stopping can hand
+// its job back for another instance to take at once (JobReleased) instead of failing it into a retry with
+// backoff; and a long job is not failed by pg-boss's own handler timeout while it still runs.
+import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { DbHandle } from '../db/client.ts';
+import * as instances from '../domain/instances/instances.ts';
+import { startLoop, type LoopLog, type PollLoop } from './pollLoop.ts';
 
 export interface SendOptions {
   /** run no earlier than this (a Date, or seconds from now) */
@@ -21,16 +30,25 @@ export interface WorkOptions {
 
 export type JobHandler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
 
+/**
+ * Thrown by a handler that stops before its job is done (the instance is shutting down): the job goes
+ * back to the queue as it is, for any instance to take at once, instead of failing into a retry.
+ */
+export class JobReleased extends Error {}
+
 export class Queue {
   private readonly boss: PgBoss;
   private readonly created = new Map<string, Promise<void>>();
+  private readonly loops = new Set<PollLoop>();
   private started = false;
 
   constructor(
-    handle: DbHandle,
+    private readonly handle: DbHandle,
     private readonly pollSeconds: number,
     /** the database schema of pg-boss's tables (the metrics endpoint reads queue depth there) */
     readonly schema = 'pgboss',
+    /** the worker instance whose leases the jobs worked here hold (src/jobs/supervisor.ts beats for it) */
+    readonly instanceId: string = randomUUID(),
   ) {
     this.boss = new PgBoss({
       db: { executeSql: (text: string, values?: unknown[]) => handle.executeSql(text, values) },
@@ -77,23 +95,75 @@ export class Queue {
     } as PgBoss.SendOptions);
   }
 
-  async work<T extends object>(name: string, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
+  /**
+   * Works the queue with `concurrency` loops, each fetching `batchSize` jobs when idle every poll
+   * interval. Each job is leased to this instance while its handler runs; then completed, failed into
+   * pg-boss's retry (with backoff), or, on JobReleased, handed back at once. A job whose lease another
+   * instance took over meanwhile (this one was presumed dead) is left to it. Returns how to stop the loops:
+   * the stop waits for the handlers in progress.
+   */
+  async work<T extends object>(
+    name: string,
+    handler: JobHandler<T>,
+    opts: WorkOptions = {},
+  ): Promise<() => Promise<void>> {
     await this.ensureQueue(name);
-    const workers = Math.max(1, opts.concurrency ?? 1);
-    for (let i = 0; i < workers; i++) {
-      await this.boss.work<T>(
-        name,
-        { pollingIntervalSeconds: this.pollSeconds, batchSize: opts.batchSize ?? 1 },
-        async (jobs) => {
-          for (const job of jobs) await handler(job.data, { id: job.id, retryCount: (job as any).retryCount ?? 0 });
-        },
-      );
+    const log: LoopLog = {
+      error: (obj) => this.onError(obj.err instanceof Error ? obj.err : new Error(String(obj.err))),
+    };
+    const mine: PollLoop[] = [];
+    for (let i = 0; i < Math.max(1, opts.concurrency ?? 1); i++) {
+      const loop = startLoop(`queue ${name}`, this.pollSeconds * 1000, log, async () => {
+        if (!this.started) return false;
+        const jobs = await this.boss.fetch<T>(name, { batchSize: opts.batchSize ?? 1, includeMetadata: true });
+        for (const job of jobs) await instances.holdJob(this.handle.db, job.id, name, this.instanceId);
+        for (const job of jobs) await this.run(name, job, handler);
+        return jobs.length > 0;
+      });
+      mine.push(loop);
+      this.loops.add(loop);
     }
+    return async () => {
+      await Promise.all(mine.map((loop) => loop.stop()));
+      for (const loop of mine) this.loops.delete(loop);
+    };
+  }
+
+  private async run<T extends object>(name: string, job: PgBoss.JobWithMetadata<T>, handler: JobHandler<T>) {
+    let outcome: 'complete' | 'fail' | 'release' = 'complete';
+    let error: Error | undefined;
+    try {
+      await handler(job.data, { id: job.id, retryCount: job.retryCount ?? 0 });
+    } catch (err) {
+      error = err instanceof Error ? err : new Error(String(err));
+      outcome = err instanceof JobReleased ? 'release' : 'fail';
+    }
+    const db = this.handle.db;
+    // taken over while we ran (our heartbeat went stale): the job is another instance's now
+    if (!(await instances.holdsJob(db, job.id, this.instanceId))) return;
+    if (outcome === 'complete') await this.boss.complete(name, job.id);
+    else if (outcome === 'fail') await this.boss.fail(name, job.id, { message: error!.message });
+    else await this.release(name, [job.id]);
+    // dropped last: dying before this leaves a lease the supervisors clear, on a job already settled
+    await instances.dropJob(db, job.id, this.instanceId);
+  }
+
+  /**
+   * Hands active jobs back to the queue as they are, to be fetched again at once (their start time is
+   * past): cancel, then resume. pg-boss counts the next start as a retry.
+   */
+  async release(name: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.ensureQueue(name);
+    await this.boss.cancel(name, ids);
+    await this.boss.resume(name, ids);
   }
 
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    await Promise.all([...this.loops].map((loop) => loop.stop()));
+    this.loops.clear();
     await this.boss.stop({ graceful: true, wait: true, timeout: 5000 });
   }
 }

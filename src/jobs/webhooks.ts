@@ -13,7 +13,7 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
     'webhook delivery',
     config.WORKER_POLL_MS,
     log,
-    async (signal) => (await delivery.deliverDue(db, config, signal)) > 0,
+    async (signal) => (await delivery.deliverDue(db, config, signal, ctx.queue.instanceId)) > 0,
   );
 
   const fanOut = startLoop('webhook fan-out', config.WORKER_POLL_MS, log, async () => {

@@ -46,6 +46,8 @@ export interface AutomationRunsTable {
   step_attempts: Generated<number>;
   next_run_at: NullableTimestamp;
   locked_until: NullableTimestamp;
+  /** the worker instance holding the lease (migration 20261126_1900), released when it dies */
+  locked_by: Generated<string | null>;
   history: JsonColumn<RunHistoryEntry[]>;
   emails_sent: Generated<number>;
   created_at: Timestamp;

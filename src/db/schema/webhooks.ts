@@ -43,6 +43,8 @@ export interface WebhookDeliveriesTable {
   attempt_count: Generated<number>;
   next_attempt_at: NullableTimestamp;
   locked_until: NullableTimestamp;
+  /** the worker instance holding the lease (migration 20261126_1900), released when it dies */
+  locked_by: Generated<string | null>;
   last_status_code: number | null;
   delivered_at: NullableTimestamp;
   created_at: Timestamp;

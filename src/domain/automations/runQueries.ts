@@ -116,10 +116,19 @@ export async function startAnniversaryRuns(
 
 // ---- the run worker ----
 
-/** Leases up to `limit` runs that are due (FOR UPDATE SKIP LOCKED: instances never share one). */
-export async function claimDueRuns(db: Db, limit: number, leaseMs: number): Promise<string[]> {
+/**
+ * Leases up to `limit` runs that are due (FOR UPDATE SKIP LOCKED: instances never share one), for the
+ * worker instance `instanceId` when given: its supervisor-seen death releases them before the lease ends.
+ */
+export async function claimDueRuns(
+  db: Db,
+  limit: number,
+  leaseMs: number,
+  instanceId: string | null = null,
+): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
-    update automation_runs set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+    update automation_runs
+       set locked_until = now() + make_interval(secs => ${leaseMs / 1000}), locked_by = ${instanceId}::uuid
      where id in (
        select id from automation_runs
         where status = 'active' and next_run_at <= now() and (locked_until is null or locked_until < now())
@@ -131,7 +140,33 @@ export async function claimDueRuns(db: Db, limit: number, leaseMs: number): Prom
 }
 
 export async function releaseRun(db: Db, runId: string): Promise<void> {
-  await db.updateTable('automation_runs').set({ locked_until: null }).where('id', '=', runId).execute();
+  await db
+    .updateTable('automation_runs')
+    .set({ locked_until: null, locked_by: null })
+    .where('id', '=', runId)
+    .execute();
+}
+
+/** Ends the leases held by worker instances that are not live (heartbeat older than `timeoutMs`). */
+export async function releaseOrphanedRuns(db: Db, timeoutMs: number): Promise<number> {
+  const r = await sql`
+    update automation_runs set locked_until = null, locked_by = null
+     where locked_by is not null
+       and locked_by not in (
+         select id from worker_instances where last_seen > now() - ${timeoutMs} * interval '1 millisecond')`.execute(
+    db,
+  );
+  return Number(r.numAffectedRows ?? 0);
+}
+
+/** Ends the leases one instance holds (its graceful stop). */
+export async function releaseRunsOf(db: Db, instanceId: string): Promise<number> {
+  const r = await db
+    .updateTable('automation_runs')
+    .set({ locked_until: null, locked_by: null })
+    .where('locked_by', '=', instanceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 /** The run, locked, while it is still active; undefined once it was canceled or finished. */

@@ -30,6 +30,8 @@ export interface RunDeps {
   db: Db;
   config: Config;
   transport: MailTransport;
+  /** the worker instance that leases runs (its death releases them, src/jobs/supervisor.ts) */
+  instanceId?: string;
 }
 
 type Turn = 'continue' | 'wait' | 'done';
@@ -54,9 +56,24 @@ const LEASE_MS = 5 * 60_000;
  * share one), and advances each. Returns how many it took.
  */
 export async function advanceDue(deps: RunDeps): Promise<number> {
-  const due = await runQueries.claimDueRuns(deps.db, Math.max(1, deps.config.SEND_CONCURRENCY), LEASE_MS);
+  const due = await runQueries.claimDueRuns(
+    deps.db,
+    Math.max(1, deps.config.SEND_CONCURRENCY),
+    LEASE_MS,
+    deps.instanceId,
+  );
   await Promise.all(due.map((id) => advance(deps, id)));
   return due.length;
+}
+
+/** Hands back the runs leased by worker instances that stopped heartbeating; how many. */
+export function releaseOrphans(db: Db, timeoutMs: number): Promise<number> {
+  return runQueries.releaseOrphanedRuns(db, timeoutMs);
+}
+
+/** Hands back the runs this instance still leases (a graceful stop); how many. */
+export function releaseHeldBy(db: Db, instanceId: string): Promise<number> {
+  return runQueries.releaseRunsOf(db, instanceId);
 }
 
 /** Runs the due steps of one leased run until it waits (delay, retry) or ends, then drops the lease. */

@@ -55,22 +55,33 @@ export function fanOut(trx: Db, batch: FeedBatch): Promise<number> {
 
 /**
  * One round of the delivery worker: leases due deliveries, WEBHOOK_CONCURRENCY at a time (instances never
- * share one), and attempts each. The lease outlives one attempt; a worker that dies mid-attempt lets it
- * lapse and the delivery is tried again (at-least-once). Returns how many it took.
+ * share one), and attempts each. The lease outlives one attempt; a worker that dies mid-attempt is seen
+ * dead by the other instances, which release its leases (releaseOrphans), or else the lease lapses; the
+ * delivery is tried again (at-least-once). Returns how many it took.
  */
-export async function deliverDue(db: Db, config: Config, signal: AbortSignal): Promise<number> {
+export async function deliverDue(db: Db, config: Config, signal: AbortSignal, instanceId?: string): Promise<number> {
   // an attempt takes at most the timeout; the lease adds a margin for a slow database write after it
   const leaseMs = config.WEBHOOK_TIMEOUT_MS + 60_000;
-  const due = await queries.claimDueDeliveries(db, Math.max(1, config.WEBHOOK_CONCURRENCY), leaseMs);
+  const due = await queries.claimDueDeliveries(db, Math.max(1, config.WEBHOOK_CONCURRENCY), leaseMs, instanceId);
   await Promise.all(
     due.map(async (d) => {
       const result = await attempt(config, d, signal);
-      // stopping mid-attempt: leave the lease to lapse, the next start tries again (at-least-once)
+      // stopping mid-attempt: the stop hands the lease back (releaseHeldBy), another instance tries again
       if (signal.aborted) return;
       await recordAttempt(db, config, d, result);
     }),
   );
   return due.length;
+}
+
+/** Hands back the deliveries leased by worker instances that stopped heartbeating; how many. */
+export function releaseOrphans(db: Db, timeoutMs: number): Promise<number> {
+  return queries.releaseOrphanedDeliveries(db, timeoutMs);
+}
+
+/** Hands back the deliveries this instance still leases (a graceful stop); how many. */
+export function releaseHeldBy(db: Db, instanceId: string): Promise<number> {
+  return queries.releaseDeliveriesOf(db, instanceId);
 }
 
 /** One signed POST of the delivery's payload (network; call outside any transaction). */
@@ -126,6 +137,7 @@ export async function recordAttempt(
       attempt_count: n,
       next_attempt_at: retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
       locked_until: null,
+      locked_by: null,
       last_status_code: r.status_code,
       delivered_at: r.ok ? now : null,
     });

@@ -118,11 +118,19 @@ export function findDelivery(db: Db, accountId: string, webhookId: string, id: s
     .executeTakeFirst();
 }
 
-/** Leases up to `limit` due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED: instances never share one). */
-export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number): Promise<Claimed[]> {
+/**
+ * Leases up to `limit` due deliveries of enabled webhooks (FOR UPDATE SKIP LOCKED: instances never share
+ * one), for the worker instance `instanceId` when given: its death releases them before the lease ends.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  limit: number,
+  leaseMs: number,
+  instanceId: string | null = null,
+): Promise<Claimed[]> {
   const { rows } = await sql<Claimed>`
     update webhook_deliveries d
-       set locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+       set locked_until = now() + make_interval(secs => ${leaseMs / 1000}), locked_by = ${instanceId}::uuid
       from webhooks w
      where w.id = d.webhook_id
        and d.id in (
@@ -137,6 +145,28 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseMs: number)
     db,
   );
   return rows;
+}
+
+/** Ends the leases held by worker instances that are not live (heartbeat older than `timeoutMs`). */
+export async function releaseOrphanedDeliveries(db: Db, timeoutMs: number): Promise<number> {
+  const r = await sql`
+    update webhook_deliveries set locked_until = null, locked_by = null
+     where locked_by is not null
+       and locked_by not in (
+         select id from worker_instances where last_seen > now() - ${timeoutMs} * interval '1 millisecond')`.execute(
+    db,
+  );
+  return Number(r.numAffectedRows ?? 0);
+}
+
+/** Ends the leases one instance holds (its graceful stop). */
+export async function releaseDeliveriesOf(db: Db, instanceId: string): Promise<number> {
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: null, locked_by: null })
+    .where('locked_by', '=', instanceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
 }
 
 /** undefined when the delivery is gone (its webhook was deleted meanwhile). */

@@ -1,0 +1,66 @@
+// SQL of the worker instances (heartbeats) and of the pg-boss jobs each one runs (job_leases). "Live" is
+// judged by the database's clock, so instances on hosts whose clocks disagree still agree on who is dead.
+import { sql } from 'kysely';
+import type { Db } from '../../db/client.ts';
+
+export async function beat(db: Db, id: string, host: string, pid: number): Promise<void> {
+  await sql`insert into worker_instances (id, host, pid) values (${id}::uuid, ${host}, ${pid})
+    on conflict (id) do update set last_seen = now()`.execute(db);
+}
+
+/** Removes the instance (a graceful stop, after it handed its work back) and rows dead for a day. */
+export async function retire(db: Db, id: string): Promise<void> {
+  await sql`delete from worker_instances where id = ${id}::uuid or last_seen < now() - interval '1 day'`.execute(db);
+}
+
+/** Every instance but `id`: on PGlite one process owns the data dir, so at its start the others are dead. */
+export async function forgetOthers(db: Db, id: string): Promise<void> {
+  await sql`delete from worker_instances where id <> ${id}::uuid`.execute(db);
+}
+
+export async function live(db: Db, timeoutMs: number): Promise<{ id: string; host: string; pid: number }[]> {
+  const { rows } = await sql<{ id: string; host: string; pid: number }>`
+    select id, host, pid from worker_instances
+     where last_seen > now() - ${timeoutMs} * interval '1 millisecond' order by started_at`.execute(db);
+  return rows;
+}
+
+export async function holdJob(db: Db, jobId: string, queue: string, instanceId: string): Promise<void> {
+  await sql`insert into job_leases (job_id, queue, instance_id) values (${jobId}::uuid, ${queue}, ${instanceId}::uuid)
+    on conflict (job_id) do update set instance_id = excluded.instance_id, queue = excluded.queue, started_at = now()`.execute(
+    db,
+  );
+}
+
+export async function holdsJob(db: Db, jobId: string, instanceId: string): Promise<boolean> {
+  const { rows } =
+    await sql`select 1 from job_leases where job_id = ${jobId}::uuid and instance_id = ${instanceId}::uuid`.execute(db);
+  return rows.length > 0;
+}
+
+/** Drops the lease; false when it was no longer this instance's (taken over meanwhile). */
+export async function dropJob(db: Db, jobId: string, instanceId: string): Promise<boolean> {
+  const r =
+    await sql`delete from job_leases where job_id = ${jobId}::uuid and instance_id = ${instanceId}::uuid`.execute(db);
+  return Number(r.numAffectedRows ?? 0) > 0;
+}
+
+/**
+ * Takes the leases of jobs whose instance is not live (deleted as they are read: of several supervisors
+ * running this at once, each lease goes to one), to hand the jobs back to the queue.
+ */
+export async function takeOrphanedJobs(db: Db, timeoutMs: number): Promise<{ job_id: string; queue: string }[]> {
+  const { rows } = await sql<{ job_id: string; queue: string }>`
+    delete from job_leases
+     where instance_id not in (
+       select id from worker_instances where last_seen > now() - ${timeoutMs} * interval '1 millisecond')
+    returning job_id, queue`.execute(db);
+  return rows;
+}
+
+/** The leases of one instance (a graceful stop hands its own jobs back). */
+export async function takeJobsOf(db: Db, instanceId: string): Promise<{ job_id: string; queue: string }[]> {
+  const { rows } = await sql<{ job_id: string; queue: string }>`
+    delete from job_leases where instance_id = ${instanceId}::uuid returning job_id, queue`.execute(db);
+  return rows;
+}
