@@ -11,6 +11,7 @@ import pg from 'pg';
 import { PGliteDialect, untracked } from './pgliteDialect.ts';
 import { ChangeClock, registerClock } from './changeClock.ts';
 import { listenForChanges } from './changeListener.ts';
+import { Notices, registerNotices } from './notices.ts';
 import { clientClass } from './prepared.ts';
 import type { DB } from './schema.ts';
 
@@ -63,7 +64,9 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   registerClock(db, changes);
-  const listener = listenForChanges(connection, changes);
+  const notices = new Notices();
+  registerNotices(db, notices);
+  const listener = listenForChanges(connection, changes, notices);
   return {
     db,
     kind: 'postgres',

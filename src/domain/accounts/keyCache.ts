@@ -1,11 +1,16 @@
 // Successful API-key lookups kept in memory for a short while, so an authenticated request costs no
 // query for its key (the API bench: a GET made two round trips, the key and the subscriber; auth was half).
 // Revocation stays immediate, as a key cache must: apiKeys.revoke drops the key from every cache
-// in this process before it answers, and each cache polls api_keys every second for keys revoked anywhere
-// else (another instance, the CLI on PostgreSQL, plain SQL). Keys revoked in the last minutes stay on a
-// deny list, so a lookup that raced a revocation cannot put the key back. When a poll fails, the cache
-// empties and stays off until a poll succeeds. Expiry is checked on every hit; only successes are cached.
+// in this process before it answers, and a key revoked anywhere else (another instance, the CLI on
+// PostgreSQL, plain SQL) arrives as a notice from the database (a trigger on api_keys, heard by the
+// process's change listener, db/notices.ts) a moment after it commits. While no notices can arrive —
+// the listening connection is down, or PGlite, where nothing listens — the cache polls api_keys every
+// second instead, and once they can again it polls once more for what it missed. Keys revoked in the
+// last minutes stay on a deny list, so a lookup that raced a revocation cannot put the key back. When a
+// poll fails, the cache empties and stays off until a poll succeeds. Expiry is checked on every hit;
+// only successes are cached.
 import type { Db } from '../../db/client.ts';
+import { noticesOf, type Notices } from '../../db/notices.ts';
 import type { KeyContext } from './keyContext.ts';
 import { recentlyRevoked } from './keyQueries.ts';
 
@@ -25,12 +30,29 @@ export class KeyCache {
   private readonly denied = new Map<string, number>();
   private healthy = false;
   private readonly timer: NodeJS.Timeout;
+  private readonly notices: Notices | undefined;
+  private readonly unsubscribe: () => void;
 
   constructor(private readonly db: Db) {
     caches.add(this);
-    this.timer = setInterval(() => void this.poll(), POLL_MS);
+    this.notices = noticesOf(db);
+    // a change of the listener's state either way: read what may have been missed around it
+    this.unsubscribe =
+      this.notices?.subscribe((n) => (n.kind === 'key_revoked' ? this.deny(n.id) : void this.poll())) ?? (() => {});
+    this.timer = setInterval(() => this.tick(), POLL_MS);
     this.timer.unref();
     void this.poll();
+  }
+
+  /** whether revocations made elsewhere arrive as notices, so no poll is needed */
+  get notified(): boolean {
+    return this.notices?.listening ?? false;
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    for (const [id, until] of this.denied) if (until <= now) this.denied.delete(id);
+    if (!this.notified || !this.healthy) void this.poll();
   }
 
   /** The cached key for this hash, 'expired' once its expiry has passed, or undefined (ask the database). */
@@ -64,7 +86,6 @@ export class KeyCache {
       const revoked = await recentlyRevoked(this.db);
       const now = Date.now();
       for (const id of revoked) this.deny(id, now);
-      for (const [id, until] of this.denied) if (until <= now) this.denied.delete(id);
       this.healthy = true;
     } catch {
       this.healthy = false;
@@ -74,6 +95,7 @@ export class KeyCache {
 
   stop(): void {
     clearInterval(this.timer);
+    this.unsubscribe();
     caches.delete(this);
     this.entries.clear();
   }
