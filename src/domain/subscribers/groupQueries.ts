@@ -1,41 +1,32 @@
-// SQL for the groups table: one function per query, accountId always. Counts come from correlated
-// subqueries over subscriber_groups' primary key (group_id, subscriber_id), so a page of groups costs
-// one index range per group rather than an aggregate over every membership of the account.
-import { sql, type ExpressionBuilder } from 'kysely';
+// SQL for the groups table: one function per query, accountId always. Each group's subscriber_count and
+// active_count come from the counts the database keeps per group and status (countQueries.ts), so a page
+// of groups costs one small aggregate instead of counting every membership of every group on it.
+import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
-import type { DB } from '../../db/schema.ts';
+import * as counts from './countQueries.ts';
 import { likePattern } from '../likePattern.ts';
 import { offsetOf, type Paging } from '../paging.ts';
 
-type G = ExpressionBuilder<DB, 'groups'>;
-
-const counts = [
-  (eb: G) =>
-    eb
-      .selectFrom('subscriber_groups as sg')
-      .select((e) => e.fn.countAll<number>().as('n'))
-      .whereRef('sg.group_id', '=', 'groups.id')
-      .as('subscriber_count'),
-  (eb: G) =>
-    eb
-      .selectFrom('subscriber_groups as sg')
-      .innerJoin('subscribers as s', 's.id', 'sg.subscriber_id')
-      .select((e) => e.fn.countAll<number>().as('n'))
-      .whereRef('sg.group_id', '=', 'groups.id')
-      .where('s.status', '=', 'active')
-      .as('active_count'),
-] as const;
-
 const COLUMNS = ['groups.id', 'groups.name', 'groups.created_at', 'groups.updated_at'] as const;
 
-export function findWithCounts(db: Db, accountId: string, id: string) {
-  return db
+/** Rows of groups with their members counted (all statuses, and the active ones). */
+async function withCounts<R extends { id: string }>(db: Db, accountId: string, rows: R[]) {
+  const found = await counts.ofGroups(
+    db,
+    accountId,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({ ...r, ...(found.get(r.id) ?? { subscriber_count: 0, active_count: 0 }) }));
+}
+
+export async function findWithCounts(db: Db, accountId: string, id: string) {
+  const row = await db
     .selectFrom('groups')
     .select(COLUMNS)
-    .select(counts)
     .where('groups.account_id', '=', accountId)
     .where('groups.id', '=', id)
     .executeTakeFirst();
+  return row && (await withCounts(db, accountId, [row]))[0];
 }
 
 export function findById(db: Db, accountId: string, id: string) {
@@ -79,15 +70,15 @@ function filtered(db: Db, accountId: string, search: string | undefined) {
     .$if(!!search, (qb) => qb.where((eb) => eb(eb.fn('lower', ['groups.name']), 'like', likePattern(search!))));
 }
 
-export function listWithCounts(db: Db, accountId: string, q: ListInput) {
-  return filtered(db, accountId, q.search)
+export async function listWithCounts(db: Db, accountId: string, q: ListInput) {
+  const rows = await filtered(db, accountId, q.search)
     .select(COLUMNS)
-    .select(counts)
     .orderBy((eb) => eb.fn('lower', ['groups.name']))
     .orderBy('groups.id')
     .limit(q.per_page)
     .offset(offsetOf(q))
     .execute();
+  return withCounts(db, accountId, rows);
 }
 
 export async function countMatching(db: Db, accountId: string, search: string | undefined): Promise<number> {
