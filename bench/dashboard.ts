@@ -157,7 +157,7 @@ async function seed(db: Db, url: string): Promise<Seeded> {
 // row by row (the three trigram indexes on subscribers above all): they are dropped, the rows inserted, and
 // the indexes built again from their own definitions (so they stay the migrations'), one CREATE INDEX per
 // connection on two connections, the machine's two cores. Returns the milliseconds the insert took.
-async function withoutIndexes(
+export async function withoutIndexes(
   db: Db,
   url: string,
   table: string,
