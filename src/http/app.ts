@@ -13,6 +13,7 @@ import { dashboard } from './dashboard/index.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
 import { mcpEndpoint } from './mcp/endpoint.ts';
+import { openapiRoutes } from './openapi/routes.ts';
 import { publicRoutes } from './public/index.ts';
 import { restApi } from './rest/index.ts';
 import { clientError, frameworkError, restError } from './rest/errors.ts';
@@ -70,6 +71,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate<LimitStore>('limitStore', store);
   const restLimiter = new KeyRateLimiter('rest', config.REST_RATE_LIMIT, store);
   await app.register(restApi, { prefix: '/api/v1/external', limiter: restLimiter });
+  await app.register(openapiRoutes); // /api/v1/openapi.json and the reference page /api/docs, no key
   await app.register(mcpEndpoint, {
     prefix: '/mcp',
     limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, store),

@@ -1,0 +1,183 @@
+// What each REST route answers on success, as zod schemas for the OpenAPI document. The objects the MCP
+// tools answer too are imported from ../mcp/outputs.ts (the same domain views), the subscriber field sets
+// are the spec's, picked by ../subscriberViews.ts; only the views no tool shows are written here.
+import { z } from 'zod';
+import { FIELD_TYPES } from '../../domain/subscribers/fields.ts';
+import * as outputs from '../mcp/outputs.ts';
+import { SUBSCRIBER_VIEW } from '../subscriberViews.ts';
+
+const Id = z.string().meta({ format: 'uuid' });
+const Timestamp = z.string().meta({ format: 'date-time' });
+const Count = z.number().int().min(0);
+
+const picked = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, true])) as { [P in K]: true };
+
+// --- subscribers: the spec's field sets ("Which fields each response carries"), exactly
+
+/** POST /subscribers: SUBSCRIBER_VIEW.create. */
+export const SubscriberCreated = outputs.SubscriberFull.pick(picked(SUBSCRIBER_VIEW.create)).strict();
+/** GET /subscribers/{id}: SUBSCRIBER_VIEW.get. */
+export const SubscriberFull = outputs.SubscriberFull.pick(picked(SUBSCRIBER_VIEW.get)).strict();
+/** PUT /subscribers/{id}: SUBSCRIBER_VIEW.update. */
+export const SubscriberUpdated = outputs.SubscriberFull.pick(picked(SUBSCRIBER_VIEW.update)).strict();
+/** A row of GET /subscribers and of a group's or segment's members. */
+export const SubscriberListItem = outputs.SubscriberListItem.strict();
+
+/** GET /subscribers/stats (spec "Subscriber statistics"). */
+export const SubscriberStats = z.object({
+  total: Count,
+  active: Count,
+  unsubscribed: Count,
+  bounced: Count,
+  limit: Count,
+  usage_percentage: Count,
+});
+
+/** POST /subscribers/bulk: how many subscribers the action changed. */
+export const BulkResult = z.object({ affected: Count });
+
+// --- custom fields
+
+export const Field = z.object({
+  id: Id,
+  key: z.string(),
+  name: z.string(),
+  type: z.enum(FIELD_TYPES),
+  created_at: Timestamp,
+});
+
+// --- imports
+
+export const ImportJob = outputs.ImportJob;
+
+// --- suppressions
+
+export const Suppression = z.object({
+  id: Id,
+  email: z.string().nullable().describe('null for a forgotten address, kept only as a salted hash'),
+  reason: z.string().describe('manual, forgotten, bounced, complained'),
+  subscriber_id: Id.nullable(),
+  created_at: Timestamp,
+});
+export const SuppressionCsvResult = z.object({
+  added: Count,
+  already_listed: Count,
+  invalid_count: Count,
+  invalid: z.array(z.unknown()).describe('The first refused lines.'),
+});
+
+// --- campaigns
+
+export const Campaign = outputs.Campaign;
+const WarmupToday = z.object({
+  day: z.number().int().describe('1 on the first day; 0 or less before the start date'),
+  cap: Count.nullable().describe('null once the plan is over'),
+  used: Count,
+  resets_at: Timestamp,
+});
+export const WarmupPlan = z.object({
+  id: Id,
+  domain: z.string(),
+  start_date: z.string().describe('YYYY-MM-DD'),
+  first_day_cap: Count,
+  growth: z.number(),
+  days: Count,
+  created_at: Timestamp,
+  today: WarmupToday,
+});
+export const CampaignWithWarmup = outputs.Campaign.extend({
+  warmup: z
+    .object({ domain: z.string(), waiting: Count, resumes_at: Timestamp, today: WarmupToday })
+    .optional()
+    .describe("Present while a sending domain's warm-up holds recipients back."),
+});
+export const CampaignRecipient = outputs.CampaignRecipient;
+export const CampaignLink = z.object({ link_id: z.string(), url: z.string(), clicks: Count, unique_clicks: Count });
+export const LinkClicker = z.object({
+  subscriber_id: Id,
+  email: z.string(),
+  first_clicked_at: Timestamp,
+  last_clicked_at: Timestamp,
+  clicks: Count,
+});
+const LedgerCounts = {
+  recipients: Count,
+  sent: Count,
+  deferred: Count,
+  failed: Count,
+  bounced: Count,
+  opened: Count,
+  human_opened: Count,
+  clicked: Count,
+};
+export const ProviderRow = z.object({
+  provider: z.string(),
+  ...LedgerCounts,
+  domains: z.array(z.object({ domain: z.string(), ...LedgerCounts })),
+});
+export const RetryResult = z.object({ requeued: Count, status: z.string() });
+export const Preview = z.looseObject({ subject: z.string(), html: z.string(), text: z.string() });
+/** POST /campaigns/{id}/test: how many test messages went out. */
+export const TestSent = z.object({ sent: Count });
+export const OutboxSummary = z.object({
+  id: Id,
+  message_id: z.string().nullable(),
+  from_addr: z.string(),
+  to_addr: z.string(),
+  subject: z.string().nullable(),
+  created_at: Timestamp,
+});
+export const OutboxMessage = OutboxSummary.loose();
+
+// --- webhooks
+
+export const Webhook = outputs.Webhook;
+export const WebhookWithSecret = outputs.WebhookWithSecret;
+export const WebhookDetail = outputs.WebhookDetail;
+export const Delivery = outputs.WebhookDetail.shape.recent_deliveries.element;
+/** POST /webhooks/{id}/test: the one attempt, made now. */
+export const WebhookTest = z.object({
+  delivery_id: Id,
+  event_id: z.string(),
+  status: z.string(),
+  status_code: z.number().int().nullable(),
+  duration_ms: z.number(),
+  response: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+// --- the rest, as the tools show them
+
+export const Group = outputs.Group;
+export const Assigned = outputs.Assigned;
+export const Unassigned = outputs.Unassigned;
+export const Segment = outputs.Segment;
+export const Form = outputs.Form;
+export const FormWithEmbed = outputs.FormWithEmbed;
+export const FormSignup = outputs.FormSignup;
+export const Automation = outputs.Automation;
+export const AutomationRun = outputs.AutomationRun;
+
+/** GET /test-auth (spec "Authentication-test result"). */
+export const AuthTest = z.object({
+  user_id: Id.nullable(),
+  idp_user_id: z.string().nullable(),
+  api_key_name: z.string(),
+  authenticated_at: Timestamp,
+});
+
+/** GET /api/health (spec "Health report"): healthy. */
+export const Healthy = z.object({
+  status: z.literal('ok'),
+  message: z.string(),
+  timestamp: Timestamp,
+  version: z.string(),
+});
+/** GET /api/health: 503. */
+export const Down = z.object({ status: z.literal('down'), message: z.string() });
+/** GET /api/health/ready. */
+export const Readiness = z.object({
+  status: z.enum(['ready', 'not ready']),
+  checks: z.object({ database: z.string(), migrations: z.string(), queue: z.string() }),
+});
