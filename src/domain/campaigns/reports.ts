@@ -100,6 +100,9 @@ const CSV_COLUMNS = [
   'bounced_at',
   'complained_at',
   'smtp_reply',
+  'smtp_code',
+  'smtp_status',
+  'failure',
 ] as const;
 const BATCH = 2000;
 
@@ -118,7 +121,8 @@ export async function recipientsCsv(db: Db, accountId: string, id: string, query
       after = rows[rows.length - 1]!.row_id;
       yield rows
         .map((r) => {
-          const cells = { ...r, smtp_reply: r.last_error } as Record<string, unknown>;
+          // as on the dashboard's row: the server's reply, or what went wrong where no server answered
+          const cells = { ...r, smtp_reply: r.smtp_reply ?? r.last_error } as Record<string, unknown>;
           return CSV_COLUMNS.map((k) => csvCell(cells[k])).join(',') + '\r\n';
         })
         .join('');

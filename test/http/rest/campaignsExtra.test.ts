@@ -77,6 +77,20 @@ describe('links, recipients.csv and duplicate', () => {
       { link_id: '0', url: 'https://example.org/page', clicks: 3, unique_clicks: 2 },
     ]);
 
+    // a refused row: the CSV carries the server's own reply and its reading, as the dashboard shows them
+    await s.db
+      .updateTable('campaign_recipients')
+      .set({
+        state: 'failed',
+        last_error: 'Mailbox unavailable',
+        smtp_reply: '550 5.1.1 no such user',
+        smtp_code: 550,
+        smtp_status: '5.1.1',
+        failure: 'bounced',
+      })
+      .where('campaign_id', '=', sent.campaignId)
+      .where('subscriber_id', '=', sent.subscriberIds.get('=evil@links.test')!)
+      .execute();
     const all = await fetch(`${s.url}/api/v1/external/campaigns/${sent.campaignId}/recipients.csv`, {
       headers: { authorization: `Bearer ${(await s.newKey(accountId, ['campaigns:read'])).key}` },
     });
@@ -85,9 +99,13 @@ describe('links, recipients.csv and duplicate', () => {
     const lines = (await all.text()).trim().split('\r\n');
     assert.equal(
       lines[0],
-      'email,first_name,last_name,state,sent_at,opened_at,clicked_at,unsubscribed_at,bounced_at,complained_at,smtp_reply',
+      'email,first_name,last_name,state,sent_at,opened_at,clicked_at,unsubscribed_at,bounced_at,complained_at,smtp_reply,smtp_code,smtp_status,failure',
     );
     assert.equal(lines.length, 4);
+    assert.match(
+      lines.find((l) => l.startsWith("'=evil@links.test,")) ?? '',
+      /,failed,.*,550 5\.1\.1 no such user,550,5\.1\.1,bounced$/,
+    );
     assert.ok(
       lines.some((l) => l.startsWith("'=evil@links.test,")),
       'a formula-like cell is defused',
