@@ -313,6 +313,8 @@ async function measureAll(
     body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
   });
   const reads: Read[] = [
+    // the floor: the key check and the HTTP round trip alone, what every read below costs at least
+    { name: 'floor: GET /test-auth (key only)', method: 'GET', path: `${api}/test-auth` },
     { name: 'list, first page', method: 'GET', path: `${api}/subscribers` },
     { name: 'list, page 1,000', method: 'GET', path: `${api}/subscribers?page=1000` },
     { name: 'list, status=unsubscribed', method: 'GET', path: `${api}/subscribers?status=unsubscribed` },
