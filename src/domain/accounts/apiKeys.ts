@@ -3,7 +3,7 @@
 // authenticate reads the row, and the key cache (keyCache.ts) is told by revoke.
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { denyEverywhere } from './keyCache.ts';
+import { denyEverywhere, hearRevocation } from './keyCache.ts';
 import type { KeyContext } from './keyContext.ts';
 import * as keys from './keyQueries.ts';
 import * as repo from './queries.ts';
@@ -69,9 +69,21 @@ export function list(db: Db, accountId: string): Promise<ApiKeyInfo[]> {
   return keys.list(db, accountId);
 }
 
+/**
+ * Revokes the key. The answer waits (briefly) until this process has heard the revocation's notice from
+ * the database: by then it has gone out to every instance's listener, so a client that goes on to another
+ * instance finds the key refused there too.
+ */
 export async function revoke(db: Db, accountId: string | null, keyId: string): Promise<void> {
-  if (await keys.revoke(db, accountId, keyId)) denyEverywhere(keyId);
-  else if (!(await keys.exists(db, accountId, keyId))) throw new NotFound('API key not found');
+  const heard = hearRevocation(db, keyId);
+  try {
+    if (await keys.revoke(db, accountId, keyId)) {
+      denyEverywhere(keyId);
+      await heard.done;
+    } else if (!(await keys.exists(db, accountId, keyId))) throw new NotFound('API key not found');
+  } finally {
+    heard.cancel();
+  }
 }
 
 export type { KeyContext };

@@ -120,6 +120,32 @@ export function stopCache(db: Db): void {
   byDb.delete(db);
 }
 
+/** how long a revocation waits for its own notice before it answers anyway */
+const HEAR_MS = 500;
+
+/**
+ * Resolves `done` once this process hears the notice of the key's revocation (the database sends it to
+ * every listener at once), at the latest after HEAR_MS, at once when no notices arrive (PGlite, the
+ * listener down). Call it before the revocation, so the notice cannot come first; cancel it after.
+ */
+export function hearRevocation(db: Db, keyId: string): { done: Promise<void>; cancel(): void } {
+  const notices = noticesOf(db);
+  if (!notices?.listening) return { done: Promise.resolve(), cancel: () => {} };
+  let finish = () => {};
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const timer = setTimeout(() => finish(), HEAR_MS);
+  const unsubscribe = notices.subscribe((n) => {
+    if ((n.kind === 'key_revoked' && n.id === keyId) || n.kind === 'listening') finish();
+  });
+  const cancel = () => {
+    clearTimeout(timer);
+    unsubscribe();
+    finish();
+  };
+  void done.then(cancel);
+  return { done, cancel };
+}
+
 /** Called by apiKeys.revoke: the key stops working in this process before the revoke answers. */
 export function denyEverywhere(keyId: string): void {
   for (const cache of caches) cache.deny(keyId);
