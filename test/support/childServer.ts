@@ -1,6 +1,7 @@
 // Mailgrove as a real child process (`node --import tsx src/cli.ts serve`), for tests that kill it
 // (kill -9) and start it again on the same database: a PGlite data dir, or a fresh PostgreSQL database
-// when TEST_DATABASE_URL is set.
+// when TEST_DATABASE_URL is set — or the DATABASE_URL given in env, which another child made (two
+// instances of one deployment; the child that made the database drops it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -14,6 +15,10 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 export interface ChildServer {
   url: string;
   adminToken: string;
+  /** PostgreSQL only: the database this child runs on */
+  databaseUrl: string | undefined;
+  /** the process id of the running child (undefined before start) */
+  readonly pid: number | undefined;
   start(): Promise<void>;
   kill9(): Promise<void>;
   stop(): Promise<void>;
@@ -28,7 +33,9 @@ export async function childServer(env: Record<string, string>): Promise<ChildSer
   let dataDir: string | undefined;
   let dbName: string | undefined;
   let databaseUrl: string | undefined;
-  if (TEST_DATABASE_URL) {
+  if (env.DATABASE_URL) {
+    databaseUrl = env.DATABASE_URL;
+  } else if (TEST_DATABASE_URL) {
     dbName = `mg_child_${Math.random().toString(36).slice(2, 10)}`;
     await adminQuery(`create database ${dbName}`);
     const u = new URL(TEST_DATABASE_URL);
@@ -57,6 +64,10 @@ export async function childServer(env: Record<string, string>): Promise<ChildSer
   return {
     url: `http://127.0.0.1:${port}`,
     adminToken,
+    databaseUrl,
+    get pid() {
+      return child?.pid;
+    },
     async start() {
       child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
         cwd: ROOT,
