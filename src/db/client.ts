@@ -11,6 +11,7 @@ import pg from 'pg';
 import { PGliteDialect, untracked } from './pgliteDialect.ts';
 import { ChangeClock, registerClock } from './changeClock.ts';
 import { listenForChanges } from './changeListener.ts';
+import { analyzePeriodically } from './maintenance.ts';
 import { Notices, registerNotices } from './notices.ts';
 import { clientClass } from './prepared.ts';
 import type { DB } from './schema.ts';
@@ -115,6 +116,7 @@ async function openPGlite(dataDir?: string): Promise<DbHandle> {
   const changes = new ChangeClock(true);
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, changes) });
   registerClock(db, changes);
+  const stopAnalyzing = analyzePeriodically(db, changes);
   return {
     db,
     kind: 'pglite',
@@ -127,6 +129,7 @@ async function openPGlite(dataDir?: string): Promise<DbHandle> {
       };
     },
     async close() {
+      stopAnalyzing();
       await db.destroy();
       unlock();
     },

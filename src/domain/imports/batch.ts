@@ -78,10 +78,11 @@ async function finishIfDone(db: Db, importId: string): Promise<false> {
   return false;
 }
 
-/** Once a job has ended: its staged rows go, and the search indexes take in what it added. */
+/** Once a job has ended: its staged rows go, the search indexes take in what it added, the planner learns its size. */
 async function afterEnd(db: Db, importId: string): Promise<void> {
   await repo.dropStaged(db, importId);
   await repo.flushSearchIndexes(db).catch(() => {}); // an optimisation: without the right, autovacuum does it later
+  await repo.analyzeImported(db).catch(() => {}); // likewise
 }
 
 /** Ends a job that cannot go on (retries exhausted), with the reason, and writes import.completed. */
