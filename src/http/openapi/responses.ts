@@ -161,8 +161,8 @@ export const AutomationRun = outputs.AutomationRun;
 
 /** GET /test-auth (spec "Authentication-test result"). */
 export const AuthTest = z.object({
-  user_id: Id.nullable(),
-  idp_user_id: z.string().nullable(),
+  user_id: Id,
+  idp_user_id: z.string().describe("The user's identifier at the identity provider."),
   api_key_name: z.string(),
   authenticated_at: Timestamp,
 });
