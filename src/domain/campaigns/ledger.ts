@@ -63,8 +63,8 @@ export async function audienceCount(
   segmentIds: string[],
 ): Promise<number> {
   const groups = await checkGroups(db, accountId, groupIds);
-  // whereInAny reports unknown segment ids itself; a count reads the account's subscribers as a set
-  const inSegments = segmentIds.length > 0 ? await segments.whereInAny(db, accountId, segmentIds, 'set') : undefined;
+  // whereInAny reports unknown segment ids itself
+  const inSegments = segmentIds.length > 0 ? await segments.whereInAny(db, accountId, segmentIds) : undefined;
   if (groups.length === 0 && !inSegments) return 0;
   const { size, unchecked } = await queries.audienceSize(db, accountId, groups, inSegments);
   return size - (await check(db, secret, accountId, unchecked)).size;

@@ -87,10 +87,10 @@ export async function validateFor(db: Db, accountId: string, input: unknown, pre
   return normalise(filter);
 }
 
-/** validateFor + whereMatches with the account's custom-field types, for reading a set of subscribers. */
+/** validateFor + whereMatches with the account's custom-field types. */
 export async function compileFor(db: Db, accountId: string, input: unknown): Promise<Where> {
   const filter = await validateFor(db, accountId, input);
-  return whereMatches(filter, await fields.definitions(db, accountId), 'subscribers', 'set');
+  return whereMatches(filter, await fields.definitions(db, accountId));
 }
 
 function collectGroupIds(f: Filter, path: (string | number)[] = []): { id: string; path: (string | number)[] }[] {
@@ -121,35 +121,16 @@ function normalise(f: Filter): Filter {
 }
 
 /**
- * How the rules on other tables (group, campaign_opened, campaign_clicked) are written. 'row' (the
- * default): a correlated EXISTS, one index probe per subscriber tested — right for one subscriber (an
- * automation's condition). 'set': `id IN (…)`, which PostgreSQL runs as one hashed subplan per query —
- * right for counts and lists over an account's subscribers, where EXISTS stayed a probe per row inside
- * count(*) filter (…) and OR (250,000 probes for one group rule at a million subscribers).
- */
-export type Reading = 'row' | 'set';
-
-/**
  * Compiles a validated filter. `types` (custom field key → type) decides how custom_fields.<key> compares;
  * without it the type is inferred from the operator and value. `table` is the name or alias the caller's
  * query gives `subscribers` (code-chosen, never user input).
  */
-export function whereMatches(
-  filter: Filter,
-  types?: FieldTypes,
-  table = 'subscribers',
-  reading: Reading = 'row',
-): Where {
-  const expr = compileNode(filter, types, { t: table, reading });
+export function whereMatches(filter: Filter, types?: FieldTypes, table = 'subscribers'): Where {
+  const expr = compileNode(filter, types, table);
   return () => expr;
 }
 
-interface Target {
-  t: string;
-  reading: Reading;
-}
-
-function compileNode(f: Filter, types: FieldTypes | undefined, t: Target): RawBuilder<SqlBool> {
+function compileNode(f: Filter, types: FieldTypes | undefined, t: string): RawBuilder<SqlBool> {
   const parts = f.rules.map((r) => ('match' in r ? compileNode(r, types, t) : compileRule(r, types, t)));
   return sql<SqlBool>`(${sql.join(parts, f.match === 'all' ? sql` and ` : sql` or `)})`;
 }
@@ -161,7 +142,7 @@ const NEGATED: Partial<Record<Operator, Operator>> = {
   is_not_set: 'is_set',
 };
 
-function compileRule(r: Rule, types: FieldTypes | undefined, t: Target): RawBuilder<SqlBool> {
+function compileRule(r: Rule, types: FieldTypes | undefined, t: string): RawBuilder<SqlBool> {
   const op = r.operator as Operator;
   const positive = NEGATED[op];
   // the negation of a never-null positive expression: "not set" matches neq / not_contains / not_in
@@ -175,10 +156,9 @@ function compilePositive(
   op: Operator,
   value: unknown,
   types: FieldTypes | undefined,
-  target: Target,
+  t: string,
 ): RawBuilder<SqlBool> {
   const kind = resolveKind(field, op, value, types);
-  const t = target.t;
   if (!kind) return sql<SqlBool>`false`;
   const col = (name: string) => sql.ref(`${t}.${name}`);
   switch (kind) {
@@ -204,15 +184,10 @@ function compilePositive(
     }
     case 'group': {
       const ids = Array.isArray(value) ? value : [value];
-      if (target.reading === 'set')
-        return sql<SqlBool>`(${col('id')} in (select sg.subscriber_id from subscriber_groups sg where sg.group_id = any(${ids}::uuid[])))`;
       return sql<SqlBool>`exists (select 1 from subscriber_groups sg where sg.subscriber_id = ${col('id')} and sg.group_id = any(${ids}::uuid[]))`;
     }
     case 'campaign': {
       const type = field === 'campaign_opened' ? 'email.opened' : 'email.clicked';
-      // never NULL: the subquery holds no NULL ids
-      if (target.reading === 'set')
-        return sql<SqlBool>`(${col('id')} in (select ev.subscriber_id from events ev where ev.subscriber_id is not null and ev.type = ${type}::text and ev.data ->> 'campaign_id' = ${String(value).toLowerCase()}::text))`;
       return sql<SqlBool>`exists (select 1 from events ev where ev.subscriber_id = ${col('id')} and ev.type = ${type}::text and ev.data ->> 'campaign_id' = ${String(value).toLowerCase()}::text)`;
     }
   }

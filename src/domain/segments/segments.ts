@@ -7,15 +7,7 @@ import * as repo from './queries.ts';
 import { Conflict, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import type { ListItem } from '../subscribers/subscribers.ts';
-import {
-  compileFor,
-  SegmentFilter,
-  validateFor,
-  whereMatches,
-  type FieldTypes,
-  type Filter,
-  type Reading,
-} from './filter.ts';
+import { compileFor, SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
 import { offsetOf, pageOf, PageQuery, type Page } from '../paging.ts';
 export type { PageQuery };
 import { parseInput } from '../validation.ts';
@@ -101,7 +93,7 @@ export async function members(
   const p = parseInput(PageQuery, query);
   const row = await repo.findById(db, accountId, id);
   if (!row) throw new NotFound('Segment not found');
-  const where = whereMatches(row.filter, await fields.definitions(db, accountId), 'subscribers', 'set');
+  const where = whereMatches(row.filter, await fields.definitions(db, accountId));
   const [items, [total]] = [
     await repo.members(db, accountId, where, p.per_page, offsetOf(p)),
     await repo.countMatching(db, accountId, [where]),
@@ -111,15 +103,9 @@ export async function members(
 
 /**
  * For audiences (campaigns): a where-callback matching subscribers in ANY of the given segments of this
- * account. Throws Validation naming an id that is not one of the account's segments. `reading` as in
- * whereMatches ('set' for a count over the account).
+ * account. Throws Validation naming an id that is not one of the account's segments.
  */
-export async function whereInAny(
-  db: Db,
-  accountId: string,
-  ids: string[],
-  reading: Reading = 'row',
-): Promise<repo.Where> {
+export async function whereInAny(db: Db, accountId: string, ids: string[]): Promise<repo.Where> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const rows = await repo.findByIds(db, accountId, unique);
   const missing = unique.filter((id) => !rows.some((r) => r.id === id));
@@ -129,7 +115,7 @@ export async function whereInAny(
       `segment_ids: Segment not found: ${missing[0]}`,
     );
   const types = await fields.definitions(db, accountId);
-  const wheres = rows.map((r) => whereMatches(r.filter, types, 'subscribers', reading));
+  const wheres = rows.map((r) => whereMatches(r.filter, types));
   return (eb) => eb.or(wheres.map((w) => w(eb)));
 }
 
@@ -139,7 +125,7 @@ async function withCounts(db: Db, accountId: string, rows: Row[]): Promise<Segme
   const counts = await repo.countMatching(
     db,
     accountId,
-    rows.map((r) => whereMatches(r.filter, types, 'subscribers', 'set')),
+    rows.map((r) => whereMatches(r.filter, types)),
   );
   return rows.map((r, i) => ({
     id: r.id,

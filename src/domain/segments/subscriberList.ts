@@ -52,5 +52,5 @@ async function conditionOf(db: Db, accountId: string, segmentId: string | undefi
   if (segmentId === undefined) return undefined;
   const segment = await repo.findById(db, accountId, segmentId.toLowerCase());
   if (!segment) throw new NotFound('Segment not found');
-  return whereMatches(segment.filter, await fields.definitions(db, accountId), 's', 'set');
+  return whereMatches(segment.filter, await fields.definitions(db, accountId), 's');
 }
