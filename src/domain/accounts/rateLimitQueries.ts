@@ -1,0 +1,30 @@
+// SQL of the per-key request counts shared by every instance on one PostgreSQL (table rate_limits:
+// key, points used, end of the window in epoch milliseconds). Run through the handle's raw executeSql, as
+// the counts are not data any read cache or prepared statement cares about.
+import type { DbHandle } from '../../db/client.ts';
+
+/**
+ * Adds `points` to the key's count in its current window, or starts a new window of `durationMs` when the
+ * last one has ended (by the database's clock, which every instance shares). One statement, whatever the
+ * points: the count after it, the window's end and the database's now, in epoch milliseconds.
+ */
+export async function addPoints(
+  handle: Pick<DbHandle, 'executeSql'>,
+  key: string,
+  points: number,
+  durationMs: number,
+): Promise<{ points: number; expire: number; now: number }> {
+  const { rows } = await handle.executeSql(
+    `with now as (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms)
+     insert into rate_limits as r (key, points, expire) select $1, $2, ms + $3 from now
+     on conflict (key) do update set
+       points = case when r.expire is null or r.expire <= (select ms from now) then excluded.points
+                     else r.points + excluded.points end,
+       expire = case when r.expire is null or r.expire <= (select ms from now) then excluded.expire
+                     else r.expire end
+     returning points, expire, (select ms from now) as now`,
+    [key, points, durationMs],
+  );
+  const row = rows[0] as { points: number | string; expire: number | string; now: number | string };
+  return { points: Number(row.points), expire: Number(row.expire), now: Number(row.now) };
+}
