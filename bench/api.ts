@@ -1,10 +1,14 @@
 // npm run bench -- api [--rows 100000] [--seconds 5] [--rounds 3] [--connections 10] [--skip-pg] [--skip-pglite]
+//                      [--rate-limit-stores postgres,memory]
 // Autocannon on authenticated REST reads over 100k subscribers — GET /subscribers/{id} and
 // GET /subscribers?search= — next to a bare Fastify route (no auth, no database, the same response body)
 // measured in the same run, so the ratio says what the API costs on top of the framework on this machine;
 // GET /test-auth (the key alone) and /api/health (one select 1) are printed as reference points.
 // The real server runs as a child process (`mailgrove serve`), on a fresh PostgreSQL database (dropped
-// after) and on a PGlite data dir in a temp directory. Target: GET ratio ≥ 0.3 on PostgreSQL.
+// after) and on a PGlite data dir in a temp directory. Target: GET ratio ≥ 0.3 on PostgreSQL with the
+// PostgreSQL rate-limit store (RATE_LIMIT_STORE=postgres, the default there: one upsert per request, so
+// several instances share a key's budget). On PostgreSQL the server runs once per store in
+// --rate-limit-stores over the same seeded database (memory: the per-process counts, for comparison).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +47,8 @@ interface Options {
   rounds: number;
   connections: number;
   only: Set<string>;
+  /** RATE_LIMIT_STORE values to run the PostgreSQL server with, one after the other */
+  stores: string[];
 }
 
 export default async function run(args: string[]): Promise<void> {
@@ -55,6 +61,7 @@ export default async function run(args: string[]): Promise<void> {
       connections: { type: 'string', default: '10' },
       // a subset of the targets, for profiling one of them: bare,get,cold,search,auth,health
       only: { type: 'string', default: 'bare,get,cold,search,auth,health' },
+      'rate-limit-stores': { type: 'string', default: 'postgres,memory' },
       'skip-pg': { type: 'boolean' },
       'skip-pglite': { type: 'boolean' },
     },
@@ -65,11 +72,12 @@ export default async function run(args: string[]): Promise<void> {
     rounds: Number(values.rounds),
     connections: Number(values.connections),
     only: new Set(values.only!.split(',')),
+    stores: values['rate-limit-stores']!.split(',').filter(Boolean),
   };
   if (!values['skip-pg']) {
     const db = await freshDatabase('mg_bench_api');
     try {
-      await benchOn('PostgreSQL', { DATABASE_URL: db.url }, { url: db.url }, opts);
+      await benchOn('PostgreSQL', { DATABASE_URL: db.url }, { url: db.url }, opts, opts.stores);
     } finally {
       await db.drop();
     }
@@ -77,7 +85,7 @@ export default async function run(args: string[]): Promise<void> {
   if (!values['skip-pglite']) {
     const dir = mkdtempSync(join(tmpdir(), 'mailgrove-bench-api-'));
     try {
-      await benchOn('PGlite', { DATABASE_URL: '', MAILGROVE_DATA_DIR: dir }, { dataDir: dir }, opts);
+      await benchOn('PGlite', { DATABASE_URL: '', MAILGROVE_DATA_DIR: dir }, { dataDir: dir }, opts, ['memory']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -89,10 +97,22 @@ async function benchOn(
   env: Record<string, string>,
   store: { url?: string; dataDir?: string },
   opts: Options,
+  limitStores: string[],
 ) {
   const seeded = await seed(store, opts.rows);
+  for (const limitStore of limitStores)
+    await benchServer(`${name}, rate-limit store ${limitStore}`, env, limitStore, seeded, opts);
+}
+
+async function benchServer(
+  name: string,
+  env: Record<string, string>,
+  limitStore: string,
+  seeded: Awaited<ReturnType<typeof seed>>,
+  opts: Options,
+) {
   // request logs off (warn), as in the other benches: at info every request writes two lines to stdout
-  const server = await startServer({ ...env, LOG_LEVEL: 'warn' });
+  const server = await startServer({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_STORE: limitStore });
   const bare = await startBare();
   try {
     const authHeader = { authorization: `Bearer ${seeded.key}` };
