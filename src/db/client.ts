@@ -26,6 +26,8 @@ export interface DbHandle {
   /** Runs raw SQL through the same connection discipline as Kysely (pg-boss uses this). */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }>;
   close(): Promise<void>;
+  /** PGlite only: the whole data directory as an uncompressed tarball (PGlite's dumpDataDir) */
+  dump?(): Promise<Blob>;
   /** PostgreSQL only: the connection pool's counts, for the metrics endpoint */
   pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number; max: number };
 }
@@ -40,11 +42,13 @@ export interface OpenOptions {
   dataDir?: string;
   /** PostgreSQL only: run everything in this schema (tests isolate themselves this way). */
   schema?: string;
+  /** PGlite in memory only: start from this dump of a data directory instead of an empty cluster */
+  loadDataDir?: Blob;
   poolSize?: number;
 }
 
 export async function openDb(opts: OpenOptions): Promise<DbHandle> {
-  return opts.url ? openPostgres(opts.url, opts) : openPGlite(opts.dataDir);
+  return opts.url ? openPostgres(opts.url, opts) : openPGlite(opts.dataDir, opts.loadDataDir);
 }
 
 function openPostgres(url: string, opts: OpenOptions): DbHandle {
@@ -96,7 +100,7 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
   };
 }
 
-async function openPGlite(dataDir?: string): Promise<DbHandle> {
+async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<DbHandle> {
   let unlock = () => {};
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
@@ -106,6 +110,7 @@ async function openPGlite(dataDir?: string): Promise<DbHandle> {
   try {
     pglite = await PGlite.create({
       dataDir,
+      ...(loadDataDir && !dataDir && { loadDataDir }),
       extensions: { citext, pg_trgm },
       parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v },
     });
@@ -121,6 +126,7 @@ async function openPGlite(dataDir?: string): Promise<DbHandle> {
     db,
     kind: 'pglite',
     changes,
+    dump: () => pglite.dumpDataDir('none'),
     async executeSql(text, values) {
       const r = await db.executeQuery(untracked(CompiledQuery.raw(text, (values ?? []) as unknown[])));
       return {
