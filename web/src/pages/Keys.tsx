@@ -22,7 +22,9 @@ export function Keys({ canManage }: { canManage: boolean }) {
     <section>
       <h1>API keys</h1>
       <p className="muted">
-        Keys authenticate the REST API and the MCP tool endpoint (<code>Authorization: Bearer …</code>).
+        Keys authenticate the REST API and the MCP tool endpoint (<code>Authorization: Bearer …</code>). Every route is
+        in the <a href="/api/docs">API reference</a> (OpenAPI document: <a href="/api/v1/openapi.json">openapi.json</a>
+        ).
       </p>
       {created && <NewKey apiKey={created} onDone={() => setCreated(undefined)} />}
       {canManage ? (
