@@ -152,17 +152,21 @@ export function recipientBatch(
 
 /** Subscribers added per day (in the account's time zone) since `days` days ago, today included. */
 export function newPerDay(db: Db, accountId: string, timezone: string, days: number) {
-  const day = sql<string>`to_char((created_at at time zone ${timezone})::date, 'YYYY-MM-DD')`;
-  return db
+  // grouped by the date and formatted per day, not per subscriber (to_char on each of a month's rows was
+  // half of the read at a million subscribers)
+  const perDay = db
     .selectFrom('subscribers')
-    .select([day.as('day'), sql<number>`count(*)::int`.as('n')])
+    .select([sql<string>`(created_at at time zone ${timezone})::date`.as('d'), sql<number>`count(*)::int`.as('n')])
     .where('account_id', '=', accountId)
     .where(
       'created_at',
       '>=',
       sql<Date>`(date_trunc('day', now() at time zone ${timezone}) - make_interval(days => ${days - 1})) at time zone ${timezone}`,
     )
-    .groupBy(sql`1`)
+    .groupBy(sql`1`);
+  return db
+    .selectFrom(perDay.as('p'))
+    .select([sql<string>`to_char(p.d, 'YYYY-MM-DD')`.as('day'), 'p.n'])
     .execute();
 }
 
