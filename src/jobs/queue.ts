@@ -117,8 +117,12 @@ export class Queue {
         if (!this.started) return false;
         const jobs = await this.boss.fetch<T>(name, { batchSize: opts.batchSize ?? 1, includeMetadata: true });
         for (const job of jobs) await instances.holdJob(this.handle.db, job.id, name, this.instanceId);
-        for (const job of jobs) await this.run(name, job, handler);
-        return jobs.length > 0;
+        let handedBack = false;
+        for (const job of jobs) if ((await this.run(name, job, handler)) === 'release') handedBack = true;
+        // PGlite answers through microtasks only: a turn of the event loop lets requests in between jobs
+        await new Promise((resolve) => setImmediate(resolve));
+        // a job handed back means this worker is stopping: fetching it straight back would only spin
+        return jobs.length > 0 && !handedBack;
       });
       mine.push(loop);
       this.loops.add(loop);
@@ -129,7 +133,11 @@ export class Queue {
     };
   }
 
-  private async run<T extends object>(name: string, job: PgBoss.JobWithMetadata<T>, handler: JobHandler<T>) {
+  private async run<T extends object>(
+    name: string,
+    job: PgBoss.JobWithMetadata<T>,
+    handler: JobHandler<T>,
+  ): Promise<'complete' | 'fail' | 'release' | 'taken over'> {
     let outcome: 'complete' | 'fail' | 'release' = 'complete';
     let error: Error | undefined;
     try {
@@ -140,12 +148,13 @@ export class Queue {
     }
     const db = this.handle.db;
     // taken over while we ran (our heartbeat went stale): the job is another instance's now
-    if (!(await instances.holdsJob(db, job.id, this.instanceId))) return;
+    if (!(await instances.holdsJob(db, job.id, this.instanceId))) return 'taken over';
     if (outcome === 'complete') await this.boss.complete(name, job.id);
     else if (outcome === 'fail') await this.boss.fail(name, job.id, { message: error!.message });
     else await this.release(name, [job.id]);
     // dropped last: dying before this leaves a lease the supervisors clear, on a job already settled
     await instances.dropJob(db, job.id, this.instanceId);
+    return outcome;
   }
 
   /**
