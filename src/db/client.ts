@@ -23,8 +23,12 @@ export interface DbHandle {
   kind: 'postgres' | 'pglite';
   /** Counts the writes this process made or heard of; read caches key on it (db/readCache.ts). */
   changes: ChangeClock;
-  /** Runs raw SQL through the same connection discipline as Kysely (pg-boss uses this). */
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount?: number }>;
+  /**
+   * Runs raw SQL through the same connection discipline as Kysely (pg-boss uses this). It does not tick the
+   * change clock. `name` makes it a named statement on PostgreSQL, planned once per connection (for a
+   * statement run on every request; one fixed text per name).
+   */
+  executeSql(text: string, values?: unknown[], name?: string): Promise<{ rows: any[]; rowCount?: number }>;
   close(): Promise<void>;
   /** PGlite only: the whole data directory as an uncompressed tarball (PGlite's dumpDataDir) */
   dump?(): Promise<Blob>;
@@ -88,9 +92,9 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
       },
       max: opts.poolSize ?? 10,
     },
-    async executeSql(text, values) {
+    async executeSql(text, values, name) {
       // the config form: pg-boss's own statements neither get named nor tick the change clock
-      const r = await pool.query({ text, values: values as any[] });
+      const r = await pool.query({ text, values: values as any[], ...(name && { name }) });
       return { rows: r.rows, rowCount: r.rowCount ?? undefined };
     },
     async close() {

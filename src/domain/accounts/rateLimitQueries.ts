@@ -1,6 +1,7 @@
 // SQL of the per-key request counts shared by every instance on one PostgreSQL (table rate_limits:
-// key, points used, end of the window in epoch milliseconds). Run through the handle's raw executeSql, as
-// the counts are not data any read cache or prepared statement cares about.
+// key, points used, end of the window in epoch milliseconds). Run through the handle's raw executeSql, so
+// that counting a request does not tick the change clock (which would empty the read cache on every
+// request), as a named statement: it runs on every request, and is planned once per connection.
 import type { DbHandle } from '../../db/client.ts';
 
 /**
@@ -24,6 +25,7 @@ export async function addPoints(
                      else r.expire end
      returning points, expire, (select ms from now) as now`,
     [key, points, durationMs],
+    'mailgrove_rate_limit_add',
   );
   const row = rows[0] as { points: number | string; expire: number | string; now: number | string };
   return { points: Number(row.points), expire: Number(row.expire), now: Number(row.now) };
