@@ -43,6 +43,7 @@ export interface CampaignRecipientsTable {
   state: Generated<RecipientState>;
   attempts: Generated<number>;
   next_attempt_at: NullableTimestamp;
+  /** the worker that marked the row 'sending' (a claim is a row of send_claims) */
   worker_id: string | null;
   message_id: string | null;
   last_error: string | null;
@@ -98,6 +99,16 @@ export interface SendWorkersTable {
   heartbeat_at: Timestamp;
 }
 
+/** A send lane's claim of a campaign's ledger rows with ids in [lo, hi] (migration 20261126_1100). */
+export interface SendClaimsTable {
+  id: Generated<number>;
+  worker_id: string;
+  campaign_id: string;
+  lo: number;
+  hi: number;
+  created_at: Generated<Timestamp>;
+}
+
 /** A provider not sent to until `until` after answering 421 / 4.7.x (migration 20261126_0910). */
 export interface ProviderBackoffTable {
   provider: string;
@@ -134,6 +145,7 @@ export interface CampaignsTables {
   campaign_links: CampaignLinksTable;
   campaign_link_clicks: CampaignLinkClicksTable;
   send_workers: SendWorkersTable;
+  send_claims: SendClaimsTable;
   send_rate: SendRateTable;
   provider_backoff: ProviderBackoffTable;
   bounce_hook_confirmations: BounceHookConfirmationsTable;

@@ -1,5 +1,5 @@
-// SQL for the per-recipient send ledger (campaign_recipients), the campaign's stored links and the send
-// workers' heartbeats. Every statement works on a whole batch: never a query per recipient.
+// SQL for the per-recipient send ledger (campaign_recipients), the campaign's stored links, the send
+// workers' claims and heartbeats. Every statement works on a whole batch: never a query per recipient.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
@@ -212,7 +212,7 @@ export async function removeRecipients(trx: Db, ids: number[]): Promise<void> {
   if (ids.length > 0) await trx.deleteFrom('campaign_recipients').where('id', 'in', ids).execute();
 }
 
-/** Cancel: nobody still queued gets the campaign. Rows a worker already holds finish their batch. */
+/** Cancel: nobody still queued gets the campaign (claimed or not). Rows in flight ('sending') get their outcome. */
 export async function skipQueued(trx: Db, campaignId: string, reason: string): Promise<void> {
   await trx
     .updateTable('campaign_recipients')
@@ -222,43 +222,46 @@ export async function skipQueued(trx: Db, campaignId: string, reason: string): P
     .execute();
 }
 
-/**
- * Claims up to `limit` due queued rows of a campaign that is still sending for this worker: they stay
- * 'queued' with its worker_id (a claim that a restart hands back, not an attempt) until `promote` marks
- * them 'sending' as their messages go to SMTP. Returns each row with its subscriber's current fields, so
- * a batch costs one round trip; `attempts` is the attempt the row's send will be.
- */
-export async function claim(db: Db, campaignId: string, workerId: string, limit: number): Promise<Claimed[]> {
-  const r = await sql<Claimed>`
-    update campaign_recipients r set worker_id = ${workerId}::uuid
-    from (
-      select cr.id, s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at
-      from campaign_recipients cr join subscribers s on s.id = cr.subscriber_id
-      where cr.campaign_id = ${campaignId}::uuid and cr.state = 'queued' and cr.worker_id is null
-        and (cr.next_attempt_at is null or cr.next_attempt_at <= now())
-        and exists (select 1 from campaigns c where c.id = cr.campaign_id and c.status = 'sending')
-      order by cr.id
-      limit ${limit}
-      for update of cr skip locked
-    ) picked
-    where r.id = picked.id
-    returning r.id, r.subscriber_id, r.email, r.attempts + 1 as attempts, picked.first_name, picked.last_name, picked.phone, picked.status, picked.custom_fields, picked.created_at`.execute(
-    db,
-  );
-  return r.rows.sort((a, b) => a.id - b.id);
+export interface Claim {
+  /** the claim's row in send_claims, dropped once every row of the batch has its outcome (none: no rows) */
+  id: number | null;
+  rows: Claimed[];
 }
 
 /**
- * Claimed rows whose messages are about to go to SMTP become 'sending' (an attempt), committed before
- * the send. Returns the ids that did: a row cancelled meanwhile is no longer this worker's to send.
+ * Claims up to `limit` due queued rows of a campaign that is still sending for this worker: one row in
+ * send_claims names their id range, and the other lanes skip the queued rows inside it; the ledger rows
+ * are not written (they stay 'queued' until `write` marks them 'sending' as their messages go to SMTP).
+ * Claims of one campaign are taken one at a time (a transaction lock), so two lanes never read the same
+ * rows. Returns each row with its subscriber's current fields, so a batch costs one statement;
+ * `attempts` is the attempt the row's send will be.
  */
-export async function promote(db: Db, workerId: string, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const r = await sql<{ id: number }>`
-    update campaign_recipients set state = 'sending', attempts = attempts + 1
-    where id = any(${ids}::bigint[]) and state = 'queued' and worker_id = ${workerId}::uuid
-    returning id`.execute(db);
-  return new Set(r.rows.map((x) => Number(x.id)));
+export async function claim(db: Db, campaignId: string, workerId: string, limit: number): Promise<Claim> {
+  const r = await inTransaction(db, async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('mailgrove.send_claim'), hashtext(${campaignId}::text))`.execute(
+      trx,
+    );
+    return sql<Claimed & { claim_id: number | null }>`
+      with picked as (
+        select cr.id, cr.subscriber_id, cr.email, cr.attempts + 1 as attempts,
+          s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at
+        from campaign_recipients cr join subscribers s on s.id = cr.subscriber_id
+        where cr.campaign_id = ${campaignId}::uuid and cr.state = 'queued' and cr.worker_id is null
+          and (cr.next_attempt_at is null or cr.next_attempt_at <= now())
+          and exists (select 1 from campaigns c where c.id = cr.campaign_id and c.status = 'sending')
+          and not exists (select 1 from send_claims k
+            where k.campaign_id = ${campaignId}::uuid and cr.id between k.lo and k.hi)
+        order by cr.id
+        limit ${limit}
+      ), claimed as (
+        insert into send_claims (worker_id, campaign_id, lo, hi)
+        select ${workerId}::uuid, ${campaignId}::uuid, min(id), max(id) from picked having count(*) > 0
+        returning id
+      )
+      select picked.*, (select id from claimed) as claim_id from picked order by picked.id`.execute(trx);
+  });
+  // each row carries the claim's id (one statement); it stays on them, unused
+  return { id: r.rows[0]?.claim_id ?? null, rows: r.rows };
 }
 
 /**
@@ -277,23 +280,39 @@ export async function defer(
       attempts = r.attempts - (r.state = 'sending')::int
     from unnest(${rows.map((x) => x.id)}::bigint[], ${rows.map((x) => x.provider)}::text[],
       ${rows.map((x) => x.until.toISOString())}::timestamptz[]) as v(id, provider, until)
-    where r.id = v.id and r.state in ('queued', 'sending') and r.worker_id = ${workerId}::uuid`.execute(db);
+    where r.id = v.id
+      and ((r.state = 'queued' and r.worker_id is null) or (r.state = 'sending' and r.worker_id = ${workerId}::uuid))`.execute(
+    db,
+  );
+}
+
+/** What one `write` does: outcomes, rows to mark 'sending', claims whose batches are done. */
+export interface Writes {
+  outcomes: Outcome[];
+  /** claimed rows whose messages go to SMTP next */
+  marks: number[];
+  /** claims (send_claims ids) whose every row has its outcome in this write or an earlier one */
+  done: number[];
 }
 
 /**
- * Writes a batch's outcomes and its email.sent events in one statement. Only rows this worker still holds
- * (claimed or 'sending') change: a row the recovery marked 'interrupted' meanwhile stays so (counted,
- * never re-sent).
- * `release` puts a row back untouched (it was never handed to SMTP) without counting the attempt.
+ * One statement for everything a send worker has to write at a time: the outcomes and their email.sent
+ * events, the 'sending' marks of the next messages (an attempt each, committed before their SMTP call),
+ * and the claims whose batches are finished. Outcomes change only rows this worker holds: its 'sending'
+ * rows, or claimed rows it never marked (still 'queued'); a row the recovery marked 'interrupted'
+ * meanwhile stays so (counted, never re-sent). `release` puts a row back untouched (it was never handed
+ * to SMTP) without counting the attempt. A mark takes only a row still queued and due, so a row cancelled
+ * meanwhile (skipped) or marked by another worker is not this one's to send: `marked` has the rows that
+ * were marked, with the attempt their send is.
  */
-export async function record(
+export async function write(
   db: Db,
   workerId: string,
-  outcomes: Outcome[],
-): Promise<{ n: number; followUps: FollowUp[] }> {
-  if (outcomes.length === 0) return { n: 0, followUps: [] };
+  w: Writes,
+): Promise<{ n: number; followUps: FollowUp[]; marked: Map<number, number> }> {
+  const { outcomes, marks, done } = w;
   const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
-  const r = await sql<{ n: number; follow_ups: FollowUp[] | null }>`
+  const r = await sql<{ n: number; follow_ups: FollowUp[] | null; marked: [number, number][] | null }>`
     with v as (
       select * from unnest(
         ${col((o) => o.id)}::bigint[], ${col((o) => o.state)}::text[], ${col((o) => (o.state === 'sent' ? o.message_id : null))}::text[],
@@ -313,20 +332,31 @@ export async function record(
         attempts = r.attempts - case when r.state = 'sending' then v.release else 0 end,
         next_attempt_at = case when v.state = 'queued' and v.retry_ms > 0 then now() + v.retry_ms * interval '1 millisecond' else null end
       from v
-      where r.id = v.id and r.state in ('sending', 'queued') and r.worker_id = ${workerId}::uuid
+      where r.id = v.id
+        and ((r.state = 'sending' and r.worker_id = ${workerId}::uuid) or (r.state = 'queued' and r.worker_id is null))
       returning r.id, r.account_id, r.campaign_id, r.subscriber_id, r.email, r.state, r.message_id, r.failure, r.smtp_status
     ), ev as (
       insert into events (account_id, type, subscriber_id, data)
       select account_id, 'email.sent', subscriber_id,
         jsonb_build_object('campaign_id', campaign_id, 'subscriber', jsonb_build_object('id', subscriber_id, 'email', email), 'message_id', message_id)
       from upd where state = 'sent'
+    ), mark as (
+      update campaign_recipients r set state = 'sending', worker_id = ${workerId}::uuid, attempts = r.attempts + 1
+      where r.id = any(${marks}::bigint[]) and r.state = 'queued' and r.worker_id is null
+        and (r.next_attempt_at is null or r.next_attempt_at <= now())
+      returning r.id, r.attempts
+    ), dropped as (
+      delete from send_claims where id = any(${done}::bigint[]) and worker_id = ${workerId}::uuid
     )
-    select count(*)::int as n,
-      json_agg(json_build_object('id', id, 'account_id', account_id, 'campaign_id', campaign_id,
+    select (select count(*) from upd)::int as n,
+      (select json_agg(json_build_object('id', id, 'account_id', account_id, 'campaign_id', campaign_id,
         'subscriber_id', subscriber_id, 'email', email, 'message_id', message_id, 'failure', failure,
-        'smtp_status', smtp_status)) filter (where failure in ('bounced', 'expired')) as follow_ups
-    from upd`.execute(db);
-  return { n: r.rows[0]?.n ?? 0, followUps: r.rows[0]?.follow_ups ?? [] };
+        'smtp_status', smtp_status)) from upd where failure in ('bounced', 'expired')) as follow_ups,
+      (select json_agg(json_build_array(id, attempts)) from mark) as marked`.execute(db);
+  const row = r.rows[0];
+  const marked = new Map<number, number>();
+  for (const [id, attempts] of row?.marked ?? []) marked.set(Number(id), Number(attempts));
+  return { n: row?.n ?? 0, followUps: row?.follow_ups ?? [], marked };
 }
 
 /** 'sending' → 'sent' when nobody is queued or in flight; undefined when not (or already done). */
@@ -352,10 +382,11 @@ export function markSentIfDone(trx: Db, campaignId: string) {
 }
 
 /**
- * Crash rule: rows left 'sending' by a worker that no longer heartbeats (or, with `allButMe`, by any other
- * worker: PGlite allows one process, so at its start every such row is orphaned) become 'interrupted'.
- * SMTP may have accepted them; a duplicate campaign email costs more than a missing one. Rows such a
- * worker had only claimed never reached SMTP: they go back to the queue as they were.
+ * Crash rule: the claims of a worker that no longer heartbeats (or, with `allButMe`, of any other worker:
+ * PGlite allows one process, so at its start every claim is orphaned) are dropped; the rows it left
+ * 'sending' in them become 'interrupted'. SMTP may have accepted them; a duplicate campaign email costs
+ * more than a missing one. The rows it had only claimed never reached SMTP: they are queued as they were
+ * (`released` counts them).
  */
 export async function interruptOrphans(
   db: Db,
@@ -364,18 +395,29 @@ export async function interruptOrphans(
   const r = await sql<{ interrupted: number; released: number }>`
     with live as (
       select id from send_workers where heartbeat_at > now() - ${opts.leaseMs} * interval '1 millisecond'
+    ), dead as (
+      delete from send_claims k where k.worker_id <> ${opts.me}::uuid
+        and (${opts.allButMe ?? false} or k.worker_id not in (select id from live))
+      returning k.worker_id, k.campaign_id, k.lo, k.hi
     ), upd as (
-      update campaign_recipients set state = 'interrupted', worker_id = null,
+      update campaign_recipients r set state = 'interrupted', worker_id = null,
         last_error = 'Interrupted: the worker stopped mid-send; not sent again to avoid a duplicate'
-      where state = 'sending' and worker_id is distinct from ${opts.me}::uuid
-        and (${opts.allButMe ?? false} or worker_id is null or worker_id not in (select id from live))
+      from dead
+      where r.campaign_id = dead.campaign_id and r.id between dead.lo and dead.hi
+        and r.state = 'sending' and r.worker_id = dead.worker_id
       returning 1
     ), back as (
-      update campaign_recipients set worker_id = null
-      where state = 'queued' and worker_id is not null and worker_id <> ${opts.me}::uuid
-        and (${opts.allButMe ?? false} or worker_id not in (select id from live))
-      returning 1
-    ) select (select count(*) from upd)::int as interrupted, (select count(*) from back)::int as released`.execute(db);
+      -- rows the engine before send_claims marked as claimed on the row itself
+      update campaign_recipients r set worker_id = null
+      from dead
+      where r.campaign_id = dead.campaign_id and r.id between dead.lo and dead.hi
+        and r.state = 'queued' and r.worker_id = dead.worker_id
+    )
+    select (select count(*) from upd)::int as interrupted,
+      (select count(*) from campaign_recipients r join dead
+        on r.campaign_id = dead.campaign_id and r.id between dead.lo and dead.hi and r.state = 'queued')::int as released`.execute(
+    db,
+  );
   return { interrupted: r.rows[0]?.interrupted ?? 0, released: r.rows[0]?.released ?? 0 };
 }
 

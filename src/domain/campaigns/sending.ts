@@ -1,7 +1,9 @@
-// The steps the campaign send workers run, at most once per recipient: rows are claimed for a worker,
-// and each becomes 'sending', committed, just BEFORE its SMTP call; a row found in 'sending' whose worker
-// is gone becomes 'interrupted' and is never sent again, a claim of such a worker goes back to the queue. Each step is one set-based statement per batch, never a query per recipient, and
-// composing a message allocates only what that message needs (the lanes send 100k messages a run).
+// The steps the campaign send workers run, at most once per recipient: a worker claims a batch (one row
+// of send_claims, the ledger rows untouched), and each row becomes 'sending', committed, just BEFORE its
+// SMTP call; a row found in 'sending' whose worker is gone becomes 'interrupted' and is never sent again,
+// the rest of such a worker's claim goes back to the queue. Each step is one set-based statement per
+// batch or group, never a query per recipient, and composing a message allocates only what that message
+// needs (the lanes send 100k messages a run).
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import { prepare, type PreparedCampaign } from '../../mail/campaignMessage.ts';
@@ -11,12 +13,20 @@ import { applyAtSend, type HardBounce } from '../feedback/bounces.ts';
 import { classify, parseReply, type SmtpReply } from '../feedback/smtpReply.ts';
 import { inTransaction } from '../transaction.ts';
 import * as ledger from './ledgerQueries.ts';
-import { heartbeat, interruptOrphans, links, markSentIfDone, type Claimed, type Outcome } from './ledgerQueries.ts';
+import {
+  heartbeat,
+  interruptOrphans,
+  links,
+  markSentIfDone,
+  type Claimed,
+  type Outcome,
+  type Writes,
+} from './ledgerQueries.ts';
 import * as queries from './queries.ts';
 import * as campaignStats from './stats.ts';
 
 export type { PreparedCampaign } from '../../mail/campaignMessage.ts';
-export type { Claimed, Outcome } from './ledgerQueries.ts';
+export type { Claim, Claimed, Outcome, Writes } from './ledgerQueries.ts';
 export {
   backOff,
   backoffs,
@@ -24,7 +34,6 @@ export {
   defer,
   heartbeat,
   interruptOrphans,
-  promote,
   retireWorker,
   sendingCampaigns,
 } from './ledgerQueries.ts';
@@ -138,10 +147,17 @@ export function outcomeOf(
 }
 
 /**
- * Writes a batch's outcomes (one statement); when the batch had hard bounces or expired deferrals, their
- * subscribers go through the bounce rules in the same transaction. Returns how many rows were written.
+ * Writes outcomes, 'sending' marks and finished claims (one statement, `ledgerQueries.write`); when
+ * outcomes include hard bounces or expired deferrals, their subscribers go through the bounce rules in
+ * the same transaction. Returns how many outcomes were written and the rows marked (id → the attempt
+ * their send is).
  */
-export async function record(db: Db, workerId: string, outcomes: Outcome[]): Promise<number> {
+export async function write(
+  db: Db,
+  workerId: string,
+  w: Writes,
+): Promise<{ written: number; marked: Map<number, number> }> {
+  const { outcomes } = w;
   // the rows the bounce rules have to see: hard bounces, and expired deferrals that count as soft ones
   const softLimit = new Map<number, number>();
   for (const o of outcomes) {
@@ -149,9 +165,12 @@ export async function record(db: Db, workerId: string, outcomes: Outcome[]): Pro
     if (o.failure === 'bounced') softLimit.set(o.id, 0);
     else if (o.failure === 'expired' && o.soft_bounce_limit) softLimit.set(o.id, o.soft_bounce_limit);
   }
-  if (softLimit.size === 0) return (await ledger.record(db, workerId, outcomes)).n;
+  if (softLimit.size === 0) {
+    const { n, marked } = await ledger.write(db, workerId, w);
+    return { written: n, marked };
+  }
   return inTransaction(db, async (trx) => {
-    const { n, followUps } = await ledger.record(trx, workerId, outcomes);
+    const { n, marked, followUps } = await ledger.write(trx, workerId, w);
     const byAccount = new Map<string, { hard: HardBounce[]; soft: HardBounce[]; limit: number }>();
     for (const f of followUps) {
       if (!softLimit.has(f.id)) continue;
@@ -176,17 +195,13 @@ export async function record(db: Db, workerId: string, outcomes: Outcome[]): Pro
       }
     }
     for (const [accountId, a] of byAccount) await applyAtSend(trx, accountId, a.hard, a.soft, a.limit);
-    return n;
+    return { written: n, marked };
   });
 }
 
 /** A row never handed to SMTP (shutdown): back to the queue for the next worker, its attempt not counted. */
 export function released(row: Claimed): Outcome {
   return { id: row.id, state: 'queued', error: 'Released at shutdown', retry_in_ms: 0, release: true };
-}
-
-export function cancelled(row: Claimed): Outcome {
-  return { id: row.id, state: 'skipped', error: 'Campaign was cancelled' };
 }
 
 /** Whether the mail server's answer asks the recipient's whole provider to slow down (421, 4.7.x). */

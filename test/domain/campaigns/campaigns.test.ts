@@ -399,7 +399,10 @@ describe('Scheduled start after the audience changed', () => {
 });
 
 describe('Ledger steps', () => {
-  test('claim holds rows for one worker, promote marks them sending; record writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
+  const mark = async (worker: string, ids: number[]) =>
+    (await sendSteps.write(db, worker, { outcomes: [], marks: ids, done: [] })).marked;
+
+  test('a claim holds rows for one worker, a write marks them sending and writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
     const acc = await account();
     const g = await withAudience(acc, ['l1@x.test', 'l2@x.test', 'l3@x.test']);
     const c = await campaigns.create(db, acc, {
@@ -410,11 +413,11 @@ describe('Ledger steps', () => {
     });
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const w1 = randomUUID();
-    const batch = await sendSteps.claim(db, c.id, w1, 2);
+    const { rows: batch, id: claim1 } = await sendSteps.claim(db, c.id, w1, 2);
     assert.equal(batch.length, 2);
     assert.ok(batch.every((r) => r.attempts === 1));
     const w2 = randomUUID();
-    const rest = await sendSteps.claim(db, c.id, w2, 10);
+    const { rows: rest } = await sendSteps.claim(db, c.id, w2, 10);
     assert.equal(rest.length, 1, 'a second worker gets only what is left');
     // a claim is not an attempt: the rows stay queued until their messages go out
     const claimed = await db
@@ -428,30 +431,42 @@ describe('Ledger steps', () => {
     );
     assert.deepEqual(
       [
-        ...(await sendSteps.promote(
-          db,
-          w1,
-          batch.map((r) => r.id),
-        )),
+        ...(
+          await mark(
+            w1,
+            batch.map((r) => r.id),
+          )
+        ).keys(),
       ].sort(),
       batch.map((r) => r.id).sort(),
     );
-    assert.equal(
-      (await sendSteps.promote(db, w1, [rest[0]!.id])).size,
-      0,
-      'another worker’s claim is not ours to send',
-    );
-    assert.equal((await sendSteps.promote(db, w2, [rest[0]!.id])).size, 1);
+    assert.equal((await mark(w2, [batch[0]!.id])).size, 0, 'a row marked by one worker is not another’s to send');
+    assert.equal((await mark(w2, [rest[0]!.id])).size, 1);
     assert.equal(await sendSteps.finishIfDone(db, c.id), false, 'not while rows are in flight');
-    const written = await sendSteps.record(db, w1, [
-      { id: batch[0]!.id, state: 'sent', message_id: 'm1@x' },
-      { id: batch[1]!.id, state: 'failed', error: '550 no' },
-    ]);
+    const { written } = await sendSteps.write(db, w1, {
+      outcomes: [
+        { id: batch[0]!.id, state: 'sent', message_id: 'm1@x' },
+        { id: batch[1]!.id, state: 'failed', error: '550 no' },
+      ],
+      marks: [],
+      done: [claim1!],
+    });
     assert.equal(written, 2);
     assert.equal(
-      await sendSteps.record(db, randomUUID(), [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }]),
+      (
+        await sendSteps.write(db, randomUUID(), {
+          outcomes: [{ id: batch[0]!.id, state: 'sent', message_id: 'dup@x' }],
+          marks: [],
+          done: [],
+        })
+      ).written,
       0,
       'another worker cannot overwrite',
+    );
+    assert.equal(
+      (await db.selectFrom('send_claims').select('id').where('campaign_id', '=', c.id).execute()).length,
+      1,
+      'the finished claim is gone, the other worker’s stays',
     );
     // the third row's worker "died": its row is interrupted, not re-sent
     assert.deepEqual(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: w1, allButMe: true }), {
@@ -490,12 +505,12 @@ describe('Ledger steps', () => {
     await campaigns.schedule(db, config, acc, c.id, { delivery: 'instant' });
     const [live, dead] = [randomUUID(), randomUUID()];
     await sendSteps.heartbeat(db, live);
-    const [l1] = await sendSteps.claim(db, c.id, live, 1);
+    const [l1] = (await sendSteps.claim(db, c.id, live, 1)).rows;
     await sendSteps.claim(db, c.id, live, 1);
-    const [d1] = await sendSteps.claim(db, c.id, dead, 1);
+    const [d1] = (await sendSteps.claim(db, c.id, dead, 1)).rows;
     await sendSteps.claim(db, c.id, dead, 1);
-    await sendSteps.promote(db, live, [l1!.id]);
-    await sendSteps.promote(db, dead, [d1!.id]);
+    await mark(live, [l1!.id]);
+    await mark(dead, [d1!.id]);
     assert.deepEqual(await sendSteps.interruptOrphans(db, { leaseMs: 60_000, me: randomUUID() }), {
       interrupted: 1,
       released: 1,
@@ -508,10 +523,10 @@ describe('Ledger steps', () => {
     assert.deepEqual(states.map((s) => `${s.state}:${s.worker_id === live}:${s.attempts}`).sort(), [
       'interrupted:false:1',
       'queued:false:0',
-      'queued:true:0',
+      'queued:false:0',
       'sending:true:1',
     ]);
-    const back = await sendSteps.claim(db, c.id, randomUUID(), 10);
+    const { rows: back } = await sendSteps.claim(db, c.id, randomUUID(), 10);
     assert.equal(back.length, 1, 'the dead worker’s claim can be claimed again');
   });
 
