@@ -16,12 +16,12 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
   const { db, config, log, queue, handle } = ctx;
   const me = queue.instanceId;
   const host = hostname();
-  await instances.beat(db, me, host, process.pid);
+  await instances.beat(handle, me, host, process.pid);
   // PGlite: one process per data dir (the lock file), so any other instance on record is a dead one
   if (handle.kind === 'pglite') await instances.forgetOthers(db, me);
 
   const round = async () => {
-    await instances.beat(db, me, host, process.pid);
+    await instances.beat(handle, me, host, process.pid);
     const timeout = config.INSTANCE_TIMEOUT_MS;
     const jobs = await handBack(queue, await instances.takeOrphanedJobs(db, timeout));
     const runCount = await runs.releaseOrphans(db, timeout);

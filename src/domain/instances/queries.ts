@@ -1,11 +1,19 @@
 // SQL of the worker instances (heartbeats) and of the pg-boss jobs each one runs (job_leases). "Live" is
 // judged by the database's clock, so instances on hosts whose clocks disagree still agree on who is dead.
 import { sql } from 'kysely';
-import type { Db } from '../../db/client.ts';
+import type { Db, DbHandle } from '../../db/client.ts';
 
-export async function beat(db: Db, id: string, host: string, pid: number): Promise<void> {
-  await sql`insert into worker_instances (id, host, pid) values (${id}::uuid, ${host}, ${pid})
-    on conflict (id) do update set last_seen = now()`.execute(db);
+/**
+ * Writes the heartbeat (registering the instance the first time). Through the handle's raw executeSql:
+ * a heartbeat changes nothing a read cache holds, so it must not tick the change clock (which would empty
+ * this process's read cache every few seconds).
+ */
+export async function beat(handle: Pick<DbHandle, 'executeSql'>, id: string, host: string, pid: number): Promise<void> {
+  await handle.executeSql(
+    `insert into worker_instances (id, host, pid) values ($1::uuid, $2, $3)
+     on conflict (id) do update set last_seen = now()`,
+    [id, host, pid],
+  );
 }
 
 /** Removes the instance (a graceful stop, after it handed its work back) and rows dead for a day. */
