@@ -259,13 +259,13 @@ describe('Tool endpoint › JSON-RPC errors', () => {
 
   test('-32603 Internal error for an unexpected exception: a request id, no stack, nothing internal', async () => {
     const { mcp } = await account();
-    // put a view that fails when read in place of the table: get_subscriber_count's query fails the way a real
+    // put a view that fails when read in place of the table: get_subscriber's query fails the way a real
     // outage would (a view in this schema, not a plain rename, because on PostgreSQL the search_path could fall
     // back to a public.subscribers; tests in a file run one at a time, so nothing else needs the table meanwhile)
     await sql`alter table subscribers rename to subscribers_away`.execute(s.db);
     await sql`create view subscribers as select * from subscribers_away where (select 1 / 0) = 1`.execute(s.db);
     try {
-      const r = await mcp.call('get_subscriber_count', {});
+      const r = await mcp.call('get_subscriber', { email: 'ada@example.com' });
       assert.equal(r.error?.code, -32603);
       assert.equal(r.error!.message, 'Internal error');
       assert.match(r.error!.data.request_id, /\S/);
