@@ -40,7 +40,8 @@ describe('POST /subscribers/bulk', () => {
     const took = performance.now() - started;
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.deepEqual(r.body, { success: true, data: { affected: 2000 } });
-    assert.ok(took < 5000, `took ${Math.round(took)} ms`);
+    // 2.2 s on PGlite at a load of 9; the bound catches a per-row loop (minutes), not a busy machine
+    assert.ok(took < 10_000, `took ${Math.round(took)} ms`);
     assert.equal((await api.get(`/groups/${group.id}`)).body.data.subscriber_count, 2000);
     const events = await eventsOf(accountId, 'subscriber.added_to_group');
     assert.equal(events.length, 2000);
