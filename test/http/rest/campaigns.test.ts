@@ -198,7 +198,8 @@ describe('REST campaigns: hostile templates', () => {
     assert.match(res.body.error, new RegExp(`^${field}: Template error: `));
     assert.match(res.body.error, message);
     assert.ok(res.body.data[field], JSON.stringify(res.body));
-    assert.ok(ms < 1000, `answered in ${ms} ms`);
+    // the render gives up within its own budget; the bound leaves room for a busy machine, not for a hang
+    assert.ok(ms < 3000, `answered in ${ms} ms`);
   };
   const timed = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
     const started = performance.now();
