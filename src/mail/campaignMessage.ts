@@ -14,7 +14,8 @@ export interface PreparedCampaign {
   readonly id: string;
   readonly accountId: string;
   /** the message for one subscriber; throws only on a runtime template failure (e.g. the render time limit) */
-  build(subscriber: RenderSubscriber): OutgoingMessage;
+  /** `messageId`: the one already recorded for this message (a new one when not given) */
+  build(subscriber: RenderSubscriber, messageId?: string): OutgoingMessage;
 }
 
 export function prepare(
@@ -35,7 +36,7 @@ export function prepare(
   return {
     id: c.id,
     accountId: c.account_id,
-    build(subscriber) {
+    build(subscriber, messageId) {
       const unsubscribe = unsubscribeUrl(config, c.account_id, subscriber.id, { campaign_id: c.id });
       const token = tracked ? trackToken(config.secret, c.id, subscriber.id) : '';
       const tracking = tracked
@@ -51,7 +52,7 @@ export function prepare(
         html: m.html,
         text: m.text,
         headers: bulkHeaders(config, unsubscribe, { 'X-Mailgrove-Campaign': c.id }),
-        messageId: newMessageId(config),
+        messageId: messageId ?? newMessageId(config),
       };
     },
   };

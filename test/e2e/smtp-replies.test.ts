@@ -115,11 +115,19 @@ describe('SMTP replies at send time', () => {
 
     const bounced = await eventsOfType(s.db, a.accountId, 'email.bounced');
     assert.equal(bounced.length, 1);
+    // the refused message's own Message-ID, recorded before it went (what a provider's report would name)
+    const refused = await s.db
+      .selectFrom('campaign_recipients')
+      .select('message_id')
+      .where('campaign_id', '=', sent.campaignId)
+      .where('subscriber_id', '=', sent.subscriberIds.get(nouser)!)
+      .executeTakeFirstOrThrow();
+    assert.match(refused.message_id ?? '', /^<?[^@\s]+@[^@\s]+>?$/);
     assert.deepEqual(bounced[0]!.data, {
       campaign_id: sent.campaignId,
       smtp_status: '5.1.1',
       subscriber: { id: sent.subscriberIds.get(nouser), email: nouser },
-      message_id: null,
+      message_id: refused.message_id,
       type: 'hard',
     });
     const subBounced = await eventsOfType(s.db, a.accountId, 'subscriber.bounced');

@@ -293,16 +293,8 @@ async function sendCampaign({ api }: Ctx) {
   const mail = await until('the campaign email', () =>
     s.db.selectFrom('outbox').select('html').where('to_addr', '=', sub.email).executeTakeFirst(),
   );
-  // the ledger learns the Message-ID with the send's outcome, a moment after the message is out; a reader
-  // opens later than that
-  await until('the send recorded', async () => {
-    const row = await s.db
-      .selectFrom('campaign_recipients')
-      .select('message_id')
-      .where('campaign_id', '=', campaign.id)
-      .executeTakeFirst();
-    return row?.message_id ?? undefined;
-  });
+  // opened straight away, maybe before the send's outcome is written: the Message-ID is recorded with the
+  // mark, before the message goes, so the open and the click still carry it
   return { campaign, sub, html: mail.html! };
 }
 async function bounce({ accountId }: Ctx, type: 'hard' | 'complaint') {

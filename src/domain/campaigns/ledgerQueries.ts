@@ -21,6 +21,8 @@ export interface Claimed {
   status: string;
   custom_fields: Record<string, unknown>;
   created_at: Date;
+  /** the Message-ID of this attempt's message, set when the row is marked 'sending' */
+  message_id?: string;
 }
 
 /** The mail server's reply as stored on the row (smtp_code, smtp_status, smtp_reply). */
@@ -289,11 +291,17 @@ export async function defer(
   );
 }
 
+/** A claimed row whose message goes to SMTP next, with that message's Message-ID. */
+export interface Mark {
+  id: number;
+  message_id: string;
+}
+
 /** What one `write` does: outcomes, rows to mark 'sending', claims whose batches are done. */
 export interface Writes {
   outcomes: Outcome[];
   /** claimed rows whose messages go to SMTP next */
-  marks: number[];
+  marks: Mark[];
   /** claims (send_claims ids) whose every row has its outcome in this write or an earlier one */
   done: number[];
 }
@@ -344,8 +352,12 @@ export async function write(
         jsonb_build_object('campaign_id', campaign_id, 'subscriber', jsonb_build_object('id', subscriber_id, 'email', email), 'message_id', message_id)
       from upd where state = 'sent'
     ), mark as (
-      update campaign_recipients r set state = 'sending', worker_id = ${workerId}::uuid, attempts = r.attempts + 1
-      where r.id = any(${marks}::bigint[]) and r.state = 'queued' and r.worker_id is null
+      -- the Message-ID is known before the message goes: an open, a click or a bounce that comes back before
+      -- the outcome is written still finds the message it belongs to
+      update campaign_recipients r set state = 'sending', worker_id = ${workerId}::uuid, attempts = r.attempts + 1,
+        message_id = m.message_id
+      from unnest(${marks.map((m) => m.id)}::bigint[], ${marks.map((m) => m.message_id)}::text[]) as m(id, message_id)
+      where r.id = m.id and r.state = 'queued' and r.worker_id is null
         and (r.next_attempt_at is null or r.next_attempt_at <= now())
       returning r.id, r.attempts
     ), dropped as (

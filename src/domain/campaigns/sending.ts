@@ -26,7 +26,7 @@ import * as queries from './queries.ts';
 import * as campaignStats from './stats.ts';
 
 export type { PreparedCampaign } from '../../mail/campaignMessage.ts';
-export type { Claim, Claimed, Outcome, Writes } from './ledgerQueries.ts';
+export type { Claim, Claimed, Mark, Outcome, Writes } from './ledgerQueries.ts';
 export {
   backOff,
   backoffs,
@@ -97,7 +97,8 @@ export function compose(
   outcomes: Outcome[],
 ): { row: Claimed; msg: OutgoingMessage }[] {
   try {
-    return [{ row, msg: campaign.build({ ...row, id: row.subscriber_id }) }];
+    const { message_id, ...subscriber } = row;
+    return [{ row, msg: campaign.build({ ...subscriber, id: row.subscriber_id }, message_id) }];
   } catch (err) {
     outcomes.push({
       id: row.id,

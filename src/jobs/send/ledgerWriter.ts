@@ -31,7 +31,7 @@ interface MarkWait {
 export class LedgerWriter {
   private outcomes: sending.Outcome[] = [];
   private deferrals: Deferral[] = [];
-  private marks: number[] = [];
+  private marks: sending.Mark[] = [];
   private markWait?: MarkWait;
   private done: number[] = [];
   private backoffs: Promise<void>[] = [];
@@ -53,10 +53,10 @@ export class LedgerWriter {
    * send is); a row cancelled meanwhile, or taken by another worker, is not among them. Rejects when the
    * write failed: the rows may or may not be marked, so the caller puts them back (`sending.released`).
    */
-  mark(ids: number | number[]): Promise<Map<number, number>> {
-    if (typeof ids !== 'number' && ids.length === 0) return Promise.resolve(new Map());
-    if (typeof ids === 'number') this.marks.push(ids);
-    else for (const id of ids) this.marks.push(id);
+  mark(rows: sending.Mark | sending.Mark[]): Promise<Map<number, number>> {
+    if (Array.isArray(rows) && rows.length === 0) return Promise.resolve(new Map());
+    if (!Array.isArray(rows)) this.marks.push(rows);
+    else for (const m of rows) this.marks.push(m);
     if (!this.markWait) {
       let resolve!: MarkWait['resolve'];
       let reject!: MarkWait['reject'];

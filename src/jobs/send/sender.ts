@@ -16,7 +16,7 @@ import {
 import { RateGate } from '../../domain/campaigns/sendRate.ts';
 import * as sending from '../../domain/campaigns/sending.ts';
 import * as warmup from '../../domain/campaigns/warmup.ts';
-import type { MailTransport, SendResult } from '../../mail/transport.ts';
+import { newMessageId, type MailTransport, type SendResult } from '../../mail/transport.ts';
 import type { WorkerContext } from '../context.ts';
 import { startLoop, type PollLoop } from '../pollLoop.ts';
 import { ProviderBackoffs } from './backoffs.ts';
@@ -162,7 +162,7 @@ export class Sender {
       // the outbox is a table, not a mail server: no providers to spare, one INSERT for the batch
       let marked: Map<number, number>;
       try {
-        marked = await this.writer.mark(ready.map((r) => r.id));
+        marked = await this.writer.mark(ready.map((r) => this.planMessage(r)));
       } catch {
         return this.writer.add(ready.map(sending.released));
       }
@@ -256,12 +256,18 @@ export class Sender {
     }
   }
 
+  /** The Message-ID of the row's next message, recorded with its mark and used when it is built. */
+  private planMessage(row: sending.Claimed): sending.Mark {
+    row.message_id = newMessageId(this.ctx.config);
+    return { id: row.id, message_id: row.message_id };
+  }
+
   /** One message: marked 'sending', rendered, sent; its outcome goes to the writer with its slot. */
   private async handOver(campaign: sending.PreparedCampaign, row: sending.Claimed, provider: string): Promise<void> {
     const { config } = this.ctx;
     let attempt: number | undefined;
     try {
-      attempt = (await this.writer.mark(row.id)).get(row.id);
+      attempt = (await this.writer.mark(this.planMessage(row))).get(row.id);
     } catch {
       // the write failed: the row may be marked or not, so it goes back (a no-op when it was not)
       this.gates.done(provider);

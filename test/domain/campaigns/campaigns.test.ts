@@ -400,7 +400,13 @@ describe('Scheduled start after the audience changed', () => {
 
 describe('Ledger steps', () => {
   const mark = async (worker: string, ids: number[]) =>
-    (await sendSteps.write(db, worker, { outcomes: [], marks: ids, done: [] })).marked;
+    (
+      await sendSteps.write(db, worker, {
+        outcomes: [],
+        marks: ids.map((id) => ({ id, message_id: `<m${id}-${worker}@x>` })),
+        done: [],
+      })
+    ).marked;
 
   test('a claim holds rows for one worker, a write marks them sending and writes outcomes and email.sent; finish happens once, with campaign.sent', async () => {
     const acc = await account();
@@ -439,6 +445,19 @@ describe('Ledger steps', () => {
         ).keys(),
       ].sort(),
       batch.map((r) => r.id).sort(),
+    );
+    const planned = await db
+      .selectFrom('campaign_recipients')
+      .select(['id', 'message_id'])
+      .where(
+        'id',
+        'in',
+        batch.map((r) => r.id),
+      )
+      .execute();
+    assert.ok(
+      planned.every((r) => r.message_id === `<m${r.id}-${w1}@x>`),
+      'the mark records the Message-ID before the message goes',
     );
     assert.equal((await mark(w2, [batch[0]!.id])).size, 0, 'a row marked by one worker is not another’s to send');
     assert.equal((await mark(w2, [rest[0]!.id])).size, 1);
