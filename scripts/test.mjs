@@ -22,9 +22,20 @@ if (files.length === 0) {
   console.error('No test files matched');
   process.exit(1);
 }
+// --test-force-exit: a file whose tests have all finished ends there. Under load a file whose every test
+// had passed (test/mail/render.test.ts, 1 s alone) once sat until the 180 s file timeout and failed the run.
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...flags, ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-timeout=180000',
+    '--test-force-exit',
+    ...flags,
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
