@@ -147,28 +147,6 @@ export async function releaseRun(db: Db, runId: string): Promise<void> {
     .execute();
 }
 
-/** Ends the leases held by worker instances that are not live (heartbeat older than `timeoutMs`). */
-export async function releaseOrphanedRuns(db: Db, timeoutMs: number): Promise<number> {
-  const r = await sql`
-    update automation_runs set locked_until = null, locked_by = null
-     where locked_by is not null
-       and locked_by not in (
-         select id from worker_instances where last_seen > now() - ${timeoutMs} * interval '1 millisecond')`.execute(
-    db,
-  );
-  return Number(r.numAffectedRows ?? 0);
-}
-
-/** Ends the leases one instance holds (its graceful stop). */
-export async function releaseRunsOf(db: Db, instanceId: string): Promise<number> {
-  const r = await db
-    .updateTable('automation_runs')
-    .set({ locked_until: null, locked_by: null })
-    .where('locked_by', '=', instanceId)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
-}
-
 /** The run, locked, while it is still active; undefined once it was canceled or finished. */
 export function lockActiveRun(trx: Db, runId: string) {
   return trx

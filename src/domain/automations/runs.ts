@@ -25,6 +25,7 @@ import * as groups from '../subscribers/groups.ts';
 import { whereMatches } from '../segments/filter.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
+import * as leases from '../instances/queries.ts';
 
 export interface RunDeps {
   db: Db;
@@ -68,12 +69,12 @@ export async function advanceDue(deps: RunDeps): Promise<number> {
 
 /** Hands back the runs leased by worker instances that stopped heartbeating; how many. */
 export function releaseOrphans(db: Db, timeoutMs: number): Promise<number> {
-  return runQueries.releaseOrphanedRuns(db, timeoutMs);
+  return leases.releaseOrphanedLeases(db, 'automation_runs', timeoutMs);
 }
 
 /** Hands back the runs this instance still leases (a graceful stop); how many. */
 export function releaseHeldBy(db: Db, instanceId: string): Promise<number> {
-  return runQueries.releaseRunsOf(db, instanceId);
+  return leases.releaseLeasesOf(db, 'automation_runs', instanceId);
 }
 
 /** Runs the due steps of one leased run until it waits (delay, retry) or ends, then drops the lease. */

@@ -72,3 +72,28 @@ export async function takeJobsOf(db: Db, instanceId: string): Promise<{ job_id: 
     delete from job_leases where instance_id = ${instanceId}::uuid returning job_id, queue`.execute(db);
   return rows;
 }
+
+/** The tables whose rows a worker leases with locked_until and names its instance in locked_by. */
+export type LeasedTable = 'automation_runs' | 'webhook_deliveries';
+
+/** Ends the leases held by worker instances that are not live (heartbeat older than `timeoutMs`). */
+export async function releaseOrphanedLeases(db: Db, table: LeasedTable, timeoutMs: number): Promise<number> {
+  const r = await sql`
+    update ${sql.table(table)} set locked_until = null, locked_by = null
+     where locked_by is not null
+       and locked_by not in (
+         select id from worker_instances where last_seen > now() - ${timeoutMs} * interval '1 millisecond')`.execute(
+    db,
+  );
+  return Number(r.numAffectedRows ?? 0);
+}
+
+/** Ends the leases one instance holds (its graceful stop). */
+export async function releaseLeasesOf(db: Db, table: LeasedTable, instanceId: string): Promise<number> {
+  const r = await db
+    .updateTable(table)
+    .set({ locked_until: null, locked_by: null })
+    .where('locked_by', '=', instanceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

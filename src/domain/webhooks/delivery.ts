@@ -13,6 +13,7 @@ import * as queries from './queries.ts';
 import type { Claimed } from './queries.ts';
 import { post, type PostResult } from './target.ts';
 import { inTransaction } from '../transaction.ts';
+import * as leases from '../instances/queries.ts';
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed with the secret's base64 part (Standard Webhooks). */
 export function sign(secret: string, msgId: string, timestamp: number, body: string): string {
@@ -76,12 +77,12 @@ export async function deliverDue(db: Db, config: Config, signal: AbortSignal, in
 
 /** Hands back the deliveries leased by worker instances that stopped heartbeating; how many. */
 export function releaseOrphans(db: Db, timeoutMs: number): Promise<number> {
-  return queries.releaseOrphanedDeliveries(db, timeoutMs);
+  return leases.releaseOrphanedLeases(db, 'webhook_deliveries', timeoutMs);
 }
 
 /** Hands back the deliveries this instance still leases (a graceful stop); how many. */
 export function releaseHeldBy(db: Db, instanceId: string): Promise<number> {
-  return queries.releaseDeliveriesOf(db, instanceId);
+  return leases.releaseLeasesOf(db, 'webhook_deliveries', instanceId);
 }
 
 /** One signed POST of the delivery's payload (network; call outside any transaction). */

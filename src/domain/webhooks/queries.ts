@@ -147,28 +147,6 @@ export async function claimDueDeliveries(
   return rows;
 }
 
-/** Ends the leases held by worker instances that are not live (heartbeat older than `timeoutMs`). */
-export async function releaseOrphanedDeliveries(db: Db, timeoutMs: number): Promise<number> {
-  const r = await sql`
-    update webhook_deliveries set locked_until = null, locked_by = null
-     where locked_by is not null
-       and locked_by not in (
-         select id from worker_instances where last_seen > now() - ${timeoutMs} * interval '1 millisecond')`.execute(
-    db,
-  );
-  return Number(r.numAffectedRows ?? 0);
-}
-
-/** Ends the leases one instance holds (its graceful stop). */
-export async function releaseDeliveriesOf(db: Db, instanceId: string): Promise<number> {
-  const r = await db
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: null, locked_by: null })
-    .where('locked_by', '=', instanceId)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
-}
-
 /** undefined when the delivery is gone (its webhook was deleted meanwhile). */
 export function updateDelivery(trx: Db, id: string, changes: Updateable<WebhookDeliveriesTable>) {
   return trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).returning('id').executeTakeFirst();
