@@ -141,6 +141,18 @@ export async function queuedCount(db: Db, accountId: string, campaignId: string)
     .where('account_id', '=', accountId)
     .where('state', '=', 'queued')
     .where('worker_id', 'is', null)
+    // a claimed row stays 'queued' until its message goes: it is inside a claim's id range (send_claims)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('send_claims as k')
+            .select(sql`1`.as('one'))
+            .whereRef('k.campaign_id', '=', 'campaign_recipients.campaign_id')
+            .whereRef('k.lo', '<=', 'campaign_recipients.id')
+            .whereRef('k.hi', '>=', 'campaign_recipients.id'),
+        ),
+      ),
+    )
     .executeTakeFirstOrThrow();
   return Number(r.n);
 }
