@@ -76,9 +76,10 @@ describe('groups and bulk actions in the dashboard (Chromium)', { skip: browserS
 
     await page.getByLabel('Search', { exact: true }).fill('reader0');
     await page.getByRole('button', { name: 'Search' }).click();
-    const href = await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href');
-    assert.equal(href, '/app/api/subscribers/export?search=reader0');
-    const csv = await page.evaluate((u) => fetch(u).then((r) => r.text()), href!);
+    // the search reaches the URL (and the link) after the click returns: wait for the link to follow
+    const href = '/app/api/subscribers/export?search=reader0';
+    await page.locator(`a[href="${href}"]`, { hasText: 'Export CSV' }).waitFor();
+    const csv = await page.evaluate((u) => fetch(u).then((r) => r.text()), href);
     assert.equal(csv.trimEnd().split('\r\n').length, 11);
 
     await page.getByRole('link', { name: 'Groups' }).click();
