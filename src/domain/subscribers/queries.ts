@@ -188,6 +188,25 @@ export async function subscriberLimit(db: Db, accountId: string): Promise<number
 }
 
 /** Locks the account row (serialises plan-limit checks) and counts its subscribers. */
+/**
+ * The plan-limit check of one new subscriber without waiting for other creates. The account row is
+ * share-locked (as the insert's foreign key does anyway), so an exclusive check (lockAndCount) waits for
+ * these creates and they for it. Any number of these may run at once, at most max_connections of them
+ * uncommitted, so while count + max_connections ≤ limit they cannot together pass the limit. Nearer the
+ * limit the answer is undefined: run the check exclusively instead.
+ */
+export async function shareAndCount(db: Db, accountId: string): Promise<{ count: number; limit: number } | undefined> {
+  const account = await db
+    .selectFrom('accounts')
+    .select(['subscriber_limit', sql<number>`current_setting('max_connections')::int`.as('sessions')])
+    .where('id', '=', accountId)
+    .forKeyShare()
+    .executeTakeFirstOrThrow();
+  const count = await countAll(db, accountId);
+  return count + account.sessions <= account.subscriber_limit ? { count, limit: account.subscriber_limit } : undefined;
+}
+
+/** The exclusive plan-limit check: the account row locked, so concurrent checks of this account wait. */
 export async function lockAndCount(db: Db, accountId: string): Promise<{ count: number; limit: number }> {
   const account = await db
     .selectFrom('accounts')

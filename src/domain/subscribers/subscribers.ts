@@ -108,9 +108,7 @@ export async function create(
   source: Source = 'api',
 ): Promise<Subscriber> {
   const a = parseInput(NewSubscriber, input);
-  return inTransaction(db, async (trx) => {
-    // FOR UPDATE on the account row: two concurrent creates at limit-1 must not both get through
-    const { count, limit } = await repo.lockAndCount(trx, accountId);
+  return withRoomForOne(db, accountId, async (trx, { count, limit }) => {
     if (count >= limit) throw new LimitExceeded('Subscriber limit reached', { current_count: count, limit });
     const custom_fields = await fields.coerce(trx, accountId, a.custom_fields ?? {});
     const groupIds = await checkGroups(trx, accountId, a.group_ids ?? []);
@@ -128,6 +126,29 @@ export async function create(
     await joinGroups(trx, accountId, row, groupIds);
     return row;
   });
+}
+
+/**
+ * Runs a use case that may add one subscriber in a transaction, after its plan-limit check. Far from the
+ * limit the check shares the account row, so creates of one account run side by side (with the account row
+ * locked exclusively, 50 concurrent creates queued behind each other at under 100 a second); near it, or
+ * inside a caller's transaction, the check is exclusive as two creates at limit - 1 must not both get
+ * through. A transaction that finds itself near the limit has written nothing yet and starts again.
+ */
+async function withRoomForOne<T>(
+  db: Db,
+  accountId: string,
+  body: (trx: Db, room: { count: number; limit: number }) => Promise<T>,
+): Promise<T> {
+  if (!db.isTransaction) {
+    const nearLimit = Symbol('near the limit');
+    const result = await inTransaction(db, async (trx) => {
+      const room = await repo.shareAndCount(trx, accountId);
+      return room ? body(trx, room) : nearLimit;
+    });
+    if (result !== nearLimit) return result as T;
+  }
+  return inTransaction(db, async (trx) => body(trx, await repo.lockAndCount(trx, accountId)));
 }
 
 /**
@@ -281,8 +302,7 @@ export async function upsertByEmail(
   source: Source = 'mcp',
 ): Promise<{ subscriber: Subscriber; created: boolean }> {
   const a = parseInput(UpsertSubscriber, input);
-  return inTransaction(db, async (trx) => {
-    const { count, limit } = await repo.lockAndCount(trx, accountId);
+  return withRoomForOne(db, accountId, async (trx, { count, limit }) => {
     const existing = await repo.findByEmail(trx, accountId, a.email);
     const groupIds = await checkGroups(trx, accountId, a.groups ?? []);
     if (existing) {

@@ -2,12 +2,14 @@
 // upsertByEmail, event payloads, tenant scoping, stats arithmetic.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from '../../../src/domain/errors.ts';
 import * as fields from '../../../src/domain/subscribers/fields.ts';
 import * as subscribers from '../../../src/domain/subscribers/subscribers.ts';
+import * as repo from '../../../src/domain/subscribers/queries.ts';
 import { pagination } from '../../../src/http/rest/envelope.ts';
-import { migratedDb } from '../../support/db.ts';
+import { backend, migratedDb } from '../../support/db.ts';
 import { createGroup, eventsOf, eventTypes, groupIdsOf } from '../../support/rows.ts';
 
 const { db } = await migratedDb();
@@ -67,6 +69,54 @@ describe('subscribers domain', () => {
     const err = await rejects(subscribers.create(db, acc, { email: 'two@example.com' }), LimitExceeded);
     assert.deepEqual([err.message, err.data], ['Subscriber limit reached', { current_count: 1, limit: 1 }]);
   });
+
+  test('concurrent creates around the limit: exactly the limit gets through, the rest is LimitExceeded', async () => {
+    // the limit sits just past the point where creates stop sharing the account row, so the burst crosses
+    // from the shared check into the exclusive one
+    const { sessions } = (
+      await sql<{ sessions: number }>`select current_setting('max_connections')::int as sessions`.execute(db)
+    ).rows[0]!;
+    const acc = await newAccount(sessions + 10);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => subscribers.create(db, acc, { email: `seed${i}@example.com` })),
+    );
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: sessions + 20 }, (_, i) => subscribers.create(db, acc, { email: `burst${i}@example.com` })),
+    );
+    const refused = outcomes.filter((o) => o.status === 'rejected');
+    assert.equal(outcomes.length - refused.length, sessions);
+    for (const r of refused) assert.ok((r as PromiseRejectedResult).reason instanceof LimitExceeded);
+    assert.equal((await subscribers.stats(db, acc)).total, sessions + 10);
+  });
+
+  test(
+    'far from the limit, a create does not wait for another one still uncommitted (PostgreSQL)',
+    {
+      skip: backend === 'pglite' && 'one connection: PGlite runs transactions one at a time',
+    },
+    async () => {
+      const acc = await newAccount();
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let created!: () => void;
+      const inside = new Promise<void>((r) => (created = r));
+      // what a create holds until it commits: the shared check and its row
+      const slow = db.transaction().execute(async (trx) => {
+        assert.ok(await repo.shareAndCount(trx, acc));
+        await repo.insert(trx, { account_id: acc, email: 'first@example.com', custom_fields: '{}', source: 'api' });
+        created();
+        await held;
+      });
+      await inside;
+      const second = await Promise.race([
+        subscribers.create(db, acc, { email: 'second@example.com' }).then(() => 'created'),
+        new Promise((r) => setTimeout(r, 5_000, 'waited')),
+      ]);
+      release();
+      await slow;
+      assert.equal(second, 'created');
+    },
+  );
 
   test("getFull by id or by email (case-insensitive); another account's id or email is NotFound", async () => {
     const acc = await newAccount();
