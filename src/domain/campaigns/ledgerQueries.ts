@@ -238,7 +238,14 @@ export interface Claim {
  * rows. Returns each row with its subscriber's current fields, so a batch costs one statement;
  * `attempts` is the attempt the row's send will be.
  */
-export async function claim(db: Db, campaignId: string, workerId: string, limit: number): Promise<Claim> {
+export async function claim(
+  db: Db,
+  campaignId: string,
+  workerId: string,
+  limit: number,
+  /** only rows above this id: the caller's cursor past what it has claimed (0: from the first row) */
+  after = 0,
+): Promise<Claim> {
   const r = await inTransaction(db, async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('mailgrove.send_claim'), hashtext(${campaignId}::text))`.execute(
       trx,
@@ -253,6 +260,7 @@ export async function claim(db: Db, campaignId: string, workerId: string, limit:
           s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at
         from campaign_recipients cr join subscribers s on s.id = cr.subscriber_id
         where cr.campaign_id = ${campaignId}::uuid and cr.state = 'queued' and cr.worker_id is null
+          and cr.id > ${after}
           and (cr.next_attempt_at is null or cr.next_attempt_at <= now())
           and exists (select 1 from campaigns c where c.id = cr.campaign_id and c.status = 'sending')
           and not exists (select 1 from live k where cr.id between k.lo and k.hi)

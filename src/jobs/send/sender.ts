@@ -46,6 +46,12 @@ export class Sender {
   private readonly writer: LedgerWriter;
   private readonly prepared = new Map<string, Promise<sending.PreparedCampaign>>();
   private readonly statuses = new Map<string, { at: number; status: Promise<string | undefined> }>();
+  /**
+   * Per campaign, the highest ledger id these lanes have claimed: the next claim reads on from there.
+   * From the first row every time, each claim walked the entries sent rows leave in the queued index
+   * until a vacuum, quadratic over a campaign (measured in docs/performance.md).
+   */
+  private readonly cursors = new Map<string, number>();
   private stopped = false;
   private lanes: PollLoop[] = [];
   private timer?: NodeJS.Timeout;
@@ -126,8 +132,13 @@ export class Sender {
       let claimId: number | null = null;
       // none when its domain's warm-up cap is used up today: the rows wait, queued, for the next day
       const batch = await warmup.claimWithin(db, config, c, size, async (n) => {
-        const claimed = await sending.claim(db, c.id, this.me, n);
+        const after = this.cursors.get(c.id) ?? 0;
+        let claimed = await sending.claim(db, c.id, this.me, n, after);
+        // past the end: once more from the first row, for rows that came back (deferred, released)
+        if (claimed.rows.length === 0 && after > 0) claimed = await sending.claim(db, c.id, this.me, n, 0);
         claimId = claimed.id;
+        const last = claimed.rows.at(-1);
+        if (last) this.cursors.set(c.id, last.id);
         return claimed.rows;
       });
       if (batch.length === 0) {
@@ -324,5 +335,6 @@ export class Sender {
   private forget(campaignId: string): void {
     this.prepared.delete(campaignId);
     this.statuses.delete(campaignId);
+    this.cursors.delete(campaignId);
   }
 }
