@@ -76,7 +76,7 @@ describe('read cache', () => {
 
   test('misses (undefined) are not cached; keys are separate; the oldest entry goes past the bound', async () => {
     const clock = new ChangeClock(true);
-    const cache = new ReadCache<{ n: number }>(clock, 2);
+    const cache = new ReadCache<{ n: number }>(clock, { maxEntries: 2 });
     let misses = 0;
     await cache.get('missing', async () => void misses++);
     await cache.get('missing', async () => void misses++);
@@ -89,5 +89,42 @@ describe('read cache', () => {
     assert.equal(loads(), 3);
     await cache.get('a', load);
     assert.equal(loads(), 4);
+  });
+
+  test('concurrent reads of one key share one load; a write during it makes the next reader load again', async () => {
+    const clock = new ChangeClock(true);
+    const cache = new ReadCache<{ n: number }>(clock);
+    let loads = 0;
+    let finish!: () => void;
+    const slow = async () => {
+      loads++;
+      await new Promise<void>((r) => (finish = r));
+      return { n: loads };
+    };
+    const a = cache.get('k', slow);
+    const b = cache.get('k', slow);
+    await Promise.resolve();
+    finish();
+    assert.deepEqual([await a, await b], [{ n: 1 }, { n: 1 }]);
+    assert.equal(loads, 1);
+
+    clock.tick();
+    const c = cache.get('k', slow);
+    clock.tick(); // a write completes while c loads: a reader arriving now must not take c's answer
+    const d = cache.get('k', slow);
+    await Promise.resolve();
+    finish(); // d's load
+    assert.equal(loads, 3);
+  });
+
+  test('maxAgeMs: an entry is read again once it is that old, without any write', async () => {
+    const clock = new ChangeClock(true);
+    const cache = new ReadCache<{ n: number }>(clock, { maxAgeMs: 30 });
+    const { load, loads } = counting();
+    await cache.get('k', load);
+    await cache.get('k', load);
+    assert.equal(loads(), 1);
+    await new Promise((r) => setTimeout(r, 40));
+    assert.deepEqual(await cache.get('k', load), { n: 2 });
   });
 });

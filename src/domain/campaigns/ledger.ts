@@ -62,12 +62,23 @@ export async function audienceCount(
   groupIds: string[],
   segmentIds: string[],
 ): Promise<number> {
-  const groups = await checkGroups(db, accountId, groupIds);
-  // whereInAny reports unknown segment ids itself
-  const inSegments = segmentIds.length > 0 ? await segments.whereInAny(db, accountId, segmentIds) : undefined;
+  const groups = (await checkGroups(db, accountId, groupIds)).sort();
+  // matchingAny reports unknown segment ids itself
+  const inSegments = segmentIds.length > 0 ? await segments.matchingAny(db, accountId, segmentIds) : undefined;
   if (groups.length === 0 && !inSegments) return 0;
-  const { size, unchecked } = await queries.audienceSize(db, accountId, groups, inSegments);
-  return size - (await check(db, secret, accountId, unchecked)).size;
+  // kept like a segment's count (until the next write, at most a minute): the editor asks on every change
+  const [n] = await segments.counted(
+    db,
+    accountId,
+    inSegments?.types ?? new Map(),
+    inSegments?.filters ?? [],
+    async () => {
+      const { size, unchecked } = await queries.audienceSize(db, accountId, groups, inSegments?.where);
+      return [size - (await check(db, secret, accountId, unchecked)).size];
+    },
+    { audience: groups },
+  );
+  return n!;
 }
 
 // suppressions hold HMACs under the secret, which stays out of SQL: the audience query leaves out who is

@@ -267,3 +267,10 @@ function compileDate(t: string, field: string, op: Operator, value: unknown): Ra
   }
   return sql<SqlBool>`coalesce(${d} ${CMP[op]!} ${String(value)}::text, false)`;
 }
+
+/** Whether a rule anywhere in the filter reads campaign activity (opens, clicks), not only subscribers and groups. */
+export function readsActivity(filter: Filter): boolean {
+  return filter.rules.some((r) =>
+    'match' in r ? readsActivity(r) : r.field === 'campaign_opened' || r.field === 'campaign_clicked',
+  );
+}

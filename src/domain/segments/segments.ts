@@ -1,13 +1,22 @@
 // Segments of one account: create, get, list, update, remove, and their members.
-// A segment is a name and a validated rule tree; counts and members are computed from the filter on
-// every read, so they are never stale. Every function filters by accountId.
+// A segment is a name and a validated rule tree; members are computed from the filter on every read, and
+// counts are kept until the next write (see `counted`). Every function filters by accountId.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import * as repo from './queries.ts';
 import { Conflict, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import type { ListItem } from '../subscribers/subscribers.ts';
-import { compileFor, SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
+import { cachedRead } from '../../db/readCache.ts';
+import {
+  compileFor,
+  readsActivity,
+  SegmentFilter,
+  validateFor,
+  whereMatches,
+  type FieldTypes,
+  type Filter,
+} from './filter.ts';
 import { offsetOf, pageOf, PageQuery, type Page } from '../paging.ts';
 export type { PageQuery };
 import { parseInput } from '../validation.ts';
@@ -74,7 +83,12 @@ export async function update(db: Db, accountId: string, id: string, input: Segme
  * segment is edited): the same checks as create and update, the same compiled WHERE as a saved segment.
  */
 export async function countDraft(db: Db, accountId: string, filter: unknown): Promise<number> {
-  return repo.countOne(db, accountId, await compileFor(db, accountId, filter));
+  const f = await validateFor(db, accountId, filter);
+  const types = await fields.definitions(db, accountId);
+  const [n] = await counted(db, accountId, types, [f], async () => [
+    await repo.countOne(db, accountId, whereMatches(f, types)),
+  ]);
+  return n!;
 }
 
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
@@ -91,11 +105,12 @@ export async function members(
   const p = parseInput(PageQuery, query);
   const row = await repo.findById(db, accountId, id);
   if (!row) throw new NotFound('Segment not found');
-  const where = whereMatches(row.filter, await fields.definitions(db, accountId));
-  const [items, total] = [
-    await repo.members(db, accountId, where, p.per_page, offsetOf(p)),
+  const types = await fields.definitions(db, accountId);
+  const where = whereMatches(row.filter, types);
+  const items = await repo.members(db, accountId, where, p.per_page, offsetOf(p));
+  const [total] = await counted(db, accountId, types, [row.filter], async () => [
     await repo.countOne(db, accountId, where),
-  ];
+  ]);
   return { segment: { id: row.id, name: row.name }, ...pageOf(items, p, total) };
 }
 
@@ -104,6 +119,15 @@ export async function members(
  * account. Throws Validation naming an id that is not one of the account's segments.
  */
 export async function whereInAny(db: Db, accountId: string, ids: string[]): Promise<repo.Where> {
+  return (await matchingAny(db, accountId, ids)).where;
+}
+
+/** whereInAny with the filters and field types it was compiled from (what `counted` keys a count by). */
+export async function matchingAny(
+  db: Db,
+  accountId: string,
+  ids: string[],
+): Promise<{ where: repo.Where; filters: Filter[]; types: FieldTypes }> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
   const rows = await repo.findByIds(db, accountId, unique);
   const missing = unique.filter((id) => !rows.some((r) => r.id === id));
@@ -114,7 +138,7 @@ export async function whereInAny(db: Db, accountId: string, ids: string[]): Prom
     );
   const types = await fields.definitions(db, accountId);
   const wheres = rows.map((r) => whereMatches(r.filter, types));
-  return (eb) => eb.or(wheres.map((w) => w(eb)));
+  return { where: (eb) => eb.or(wheres.map((w) => w(eb))), filters: rows.map((r) => r.filter), types };
 }
 
 /**
@@ -125,15 +149,23 @@ export async function whereInAny(db: Db, accountId: string, ids: string[]): Prom
 async function withCounts(db: Db, accountId: string, rows: Row[]): Promise<Segment[]> {
   if (rows.length === 0) return [];
   const types: FieldTypes = await fields.definitions(db, accountId);
-  const wheres = rows.map((r) => whereMatches(r.filter, types));
-  const joined = rows.map((r) => joinsAtTop(r.filter));
-  const together = wheres.filter((_, i) => !joined[i]);
-  const [pass, ...alone] = await Promise.all([
-    repo.countMatching(db, accountId, together),
-    ...wheres.map((w, i) => (joined[i] ? repo.countOne(db, accountId, w) : Promise.resolve(0))),
-  ]);
-  let next = 0;
-  const counts = rows.map((_, i) => (joined[i] ? alone[i]! : pass[next++]!));
+  const counts = await counted(
+    db,
+    accountId,
+    types,
+    rows.map((r) => r.filter),
+    async () => {
+      const wheres = rows.map((r) => whereMatches(r.filter, types));
+      const joined = rows.map((r) => joinsAtTop(r.filter));
+      const together = wheres.filter((_, i) => !joined[i]);
+      const [pass, ...alone] = await Promise.all([
+        repo.countMatching(db, accountId, together),
+        ...wheres.map((w, i) => (joined[i] ? repo.countOne(db, accountId, w) : Promise.resolve(0))),
+      ]);
+      let next = 0;
+      return rows.map((_, i) => (joined[i] ? alone[i]! : pass[next++]!));
+    },
+  );
   return rows.map((r, i) => ({
     id: r.id,
     name: r.name,
@@ -142,6 +174,30 @@ async function withCounts(db: Db, accountId: string, rows: Row[]): Promise<Segme
     created_at: r.created_at,
     updated_at: r.updated_at,
   }));
+}
+
+/**
+ * Counting is what a segment costs at scale (one pass over the account's subscribers: 0.2–1 s at a
+ * million), so counts are kept until the next write this process sees (db/readCache.ts), and concurrent
+ * askers share one count; at most a minute, as rules on dates move with the clock. A filter with a rule on
+ * campaign activity is always counted afresh: opens and clicks recorded by another instance do not reach
+ * this process's change clock.
+ */
+const COUNT_MAX_AGE_MS = 60_000;
+
+export async function counted(
+  db: Db,
+  accountId: string,
+  types: FieldTypes,
+  filters: Filter[],
+  count: () => Promise<number[]>,
+  /** what else the count depends on (an audience's groups) */
+  also: unknown = null,
+): Promise<number[]> {
+  if (filters.some(readsActivity)) return count();
+  const key = JSON.stringify([accountId, [...types], filters, also]);
+  const load = async () => ({ counts: await count() });
+  return (await cachedRead(db, 'segment counts', key, load, { maxAgeMs: COUNT_MAX_AGE_MS, maxEntries: 1000 })).counts;
 }
 
 const OTHER_TABLES = new Set(['group', 'campaign_opened', 'campaign_clicked']);

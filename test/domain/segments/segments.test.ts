@@ -235,6 +235,29 @@ describe('Segment members and counts', () => {
     );
   });
 
+  test('a count is kept until the next write and shared by concurrent askers; a rule on campaign activity is always counted afresh', async () => {
+    const acc = await newAccount();
+    const types = await fields.definitions(db, acc);
+    let counts = 0;
+    const count = async () => [++counts];
+    const plain = all({ field: 'status', operator: 'eq', value: 'active' });
+    const [a, b] = await Promise.all([
+      segments.counted(db, acc, types, [plain], count),
+      segments.counted(db, acc, types, [plain], count),
+    ]);
+    assert.deepEqual([a, b, await segments.counted(db, acc, types, [plain], count)], [[1], [1], [1]]);
+    await subscribers.create(db, acc, { email: 'new@example.com' });
+    assert.deepEqual(await segments.counted(db, acc, types, [plain], count), [2], 'a write: counted again');
+    assert.deepEqual(
+      await segments.counted(db, acc, types, [plain], count, { audience: ['g'] }),
+      [3],
+      'keyed by what else it reads',
+    );
+    const opened = all({ field: 'campaign_opened', operator: 'eq', value: MISSING });
+    await segments.counted(db, acc, types, [opened], count);
+    assert.deepEqual(await segments.counted(db, acc, types, [opened], count), [5]);
+  });
+
   test('list shows each segment with its own count, newest first, with total and clamped per_page', async () => {
     const acc = await newAccount();
     await subscribers.create(db, acc, { email: 'a@x.co' });
