@@ -12,6 +12,9 @@ import { setCampaign } from './queries.ts';
 
 export { skipQueued } from './ledgerQueries.ts';
 
+/** audiences from this size on get fresh ledger statistics before their send (ledgerQueries.analyzeLedger) */
+const ANALYZE_AFTER_FREEZING = 10_000;
+
 /** Checks that every id is a segment of this account (Validation otherwise); returns them lower-cased. */
 export async function checkSegments(db: Db, accountId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
@@ -35,7 +38,9 @@ export async function start(
   const inSegments = segmentIds.length > 0 ? await segments.whereInAny(trx, c.account_id, segmentIds) : undefined;
   // counted before the check below marks more, so nobody is counted twice
   const known = await knownSuppressed(trx, c.account_id, c.group_ids, inSegments);
-  await queries.freezeAudience(trx, c, inSegments);
+  const frozen = await queries.freezeAudience(trx, c, inSegments);
+  // in this transaction (ANALYZE counts its own new rows), so the first batch already plans with them
+  if (frozen >= ANALYZE_AFTER_FREEZING) await queries.analyzeLedger(trx);
   const unchecked = await queries.uncheckedFrozen(trx, c.account_id, c.id);
   const suppressed = await check(trx, secret, c.account_id, unchecked);
   await queries.removeRecipients(
