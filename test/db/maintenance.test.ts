@@ -31,3 +31,18 @@ test('the statistics follow the writes', async () => {
     stop();
   }
 });
+
+test('search indexes: sessions keep small pending lists, an import batch the default', async () => {
+  const show = async () =>
+    (await sql<{ v: string }>`select current_setting('gin_pending_list_limit') as v`.execute(db)).rows[0]!.v;
+  assert.equal(await show(), '128kB');
+  // the batch statement sets it for its own transaction only
+  await db.transaction().execute(async (trx) => {
+    await sql`select set_config('gin_pending_list_limit', '4096', true)`.execute(trx);
+    assert.equal(
+      (await sql<{ v: string }>`select current_setting('gin_pending_list_limit') as v`.execute(trx)).rows[0]!.v,
+      '4MB',
+    );
+  });
+  assert.equal(await show(), '128kB');
+});

@@ -81,7 +81,9 @@ export async function upsertBatch(
   const eventIds = b.ids?.events ?? null;
   const r = await sql<{ claimed: boolean; advanced: boolean; created: number; updated: number; failed: number }>`
     with claim as materialized (
-      select set_config('synchronous_commit', 'off', true) as sync from import_parts
+      -- the connection's small pending lists (db/client.ts) would merge the search indexes in every batch
+      select set_config('synchronous_commit', 'off', true) as sync, set_config('gin_pending_list_limit', '4096', true)
+      from import_parts
       where import_id = ${importId} and part = ${b.part} and last_row = ${b.from} for update skip locked
     ), rows as materialized (
       select * from ${staged(importId, b.from, b.to)} r where exists (select 1 from claim)
