@@ -14,6 +14,10 @@ export const Env = z.object({
   HOST: z.string().default('127.0.0.1'),
   PUBLIC_URL: z.string().optional(),
   DATABASE_URL: z.string().optional(),
+  // PostgreSQL connections per process: requests, and the background workers' own (so API traffic never
+  // holds a send's ledger writes back, nor an import the API's reads)
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  DATABASE_WORKER_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(4),
   MAILGROVE_DATA_DIR: z.string().default('./data'),
   MAILGROVE_ADMIN_TOKEN: z.string().optional(),
   METRICS_TOKEN: z.string().optional(),

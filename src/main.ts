@@ -30,7 +30,14 @@ export interface StartOptions {
 }
 
 export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const handle = opts.handle ?? (await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR }));
+  const handle =
+    opts.handle ??
+    (await openDb({
+      url: config.DATABASE_URL,
+      dataDir: config.MAILGROVE_DATA_DIR,
+      poolSize: config.DATABASE_POOL_SIZE,
+      workerPoolSize: config.DATABASE_WORKER_POOL_SIZE,
+    }));
   await migrate(handle.db);
   config.secret = await resolveSecret(handle.db, config.MAILGROVE_SECRET);
   const queue = new Queue(handle, Math.max(0.5, config.WORKER_POLL_MS / 1000), opts.queueSchema);
@@ -57,7 +64,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   }
   const stopWorkers: StopFn =
     config.WORKERS && config.MAILGROVE_ROLE !== 'api'
-      ? await startWorkers({ db: handle.db, handle, config, queue, transport, log: app.log })
+      ? await startWorkers({ db: handle.workerDb, handle, config, queue, transport, log: app.log })
       : async () => {};
   let stopping: Promise<void> | undefined;
   return {

@@ -37,7 +37,7 @@ export async function openTestDb(): Promise<TestDb> {
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const handle = await openDb({ url: TEST_DATABASE_URL, schema, poolSize: 5 });
+  const handle = await openDb({ url: TEST_DATABASE_URL, schema, poolSize: 5, workerPoolSize: 2 });
   return {
     handle,
     queueSchema: `${schema}_boss`,
