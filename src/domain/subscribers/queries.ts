@@ -196,13 +196,16 @@ export async function subscriberLimit(db: Db, accountId: string): Promise<number
  * limit the answer is undefined: run the check exclusively instead.
  */
 export async function shareAndCount(db: Db, accountId: string): Promise<{ count: number; limit: number } | undefined> {
-  const account = await db
-    .selectFrom('accounts')
-    .select(['subscriber_limit', sql<number>`current_setting('max_connections')::int`.as('sessions')])
-    .where('id', '=', accountId)
-    .forKeyShare()
-    .executeTakeFirstOrThrow();
-  const count = await countAll(db, accountId);
+  // one round trip: the account's total is the sum of its kept counts over every status (countAll)
+  const { rows } = await sql<{ subscriber_limit: number; sessions: number; count: number }>`
+    select a.subscriber_limit, current_setting('max_connections')::int as sessions,
+      (select coalesce(sum(c.n), 0)::int8 from subscriber_counts c
+        where c.account_id = a.id and c.group_id is null) as count
+    from accounts a where a.id = ${accountId}::uuid
+    for key share of a`.execute(db);
+  const account = rows[0];
+  if (!account) throw new Error(`account ${accountId} not found`);
+  const count = Number(account.count);
   return count + account.sessions <= account.subscriber_limit ? { count, limit: account.subscriber_limit } : undefined;
 }
 
