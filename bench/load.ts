@@ -16,15 +16,12 @@
 // The PostgreSQL database (--db, default mg_load_bench) is dropped and created at the start of each run and
 // dropped after it (--keep leaves it for inspection); no other database is touched (--db must be named
 // mg_…bench…). PGlite: a temp data dir.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
 // undici is in node_modules through cheerio (mjml's juice); its request() costs the bench far less CPU
 // per call than fetch(), which matters when the bench shares two cores with the server and PostgreSQL
 import { Agent, request } from 'undici';
@@ -32,6 +29,7 @@ import { openDb } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import * as accounts from '../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../src/domain/accounts/apiKeys.ts';
+import { startSinkProcess, type Sink } from './sinkProcess.ts';
 import { fmt, PG_URL, startServer, type ServerProcess } from './support.ts';
 
 const TARGET_RPS = 2000;
@@ -857,67 +855,3 @@ function printActivity(a: ActivitySummary): void {
   if (a.locks.length)
     console.log(`    lock waits (lock | waiting statement ← blocking statement):\n${top(a.locks, 6)}`);
 }
-
-interface Sink {
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  count(): Promise<{ total: number }>;
-  reset(): Promise<void>;
-}
-
-/**
- * The smtp-server sink in a process of its own (this file run with MAILGROVE_LOAD_SINK=1), as in
- * bench/send.ts: in the bench's own process it would take its turns on the event loop that drives the 50
- * clients, and the send under load would measure the bench as much as the server.
- */
-async function startSinkProcess(): Promise<Sink> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname], {
-    env: { ...process.env, MAILGROVE_LOAD_SINK: '1' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ask = <T>(msg: string) =>
-    new Promise<T>((resolve) => {
-      child.once('message', (m) => resolve(m as T));
-      child.send(msg);
-    });
-  const { port } = await new Promise<{ port: number }>((resolve) =>
-    child.once('message', (m) => resolve(m as { port: number })),
-  );
-  return {
-    url: `smtp://127.0.0.1:${port}?starttls=false`,
-    pid: child.pid!,
-    child,
-    count: () => ask('count'),
-    reset: () => ask('reset'),
-  };
-}
-
-function sinkMain(): void {
-  let total = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    maxClients: 1000,
-    onData(stream, session, cb) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        total += session.envelope.rcptTo.length;
-        cb();
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.server.address() as { port: number }).port }));
-  process.on('message', (m) => {
-    if (m === 'count') process.send!({ total });
-    if (m === 'reset') {
-      total = 0;
-      process.send!({});
-    }
-  });
-  process.on('disconnect', () => process.exit(0));
-}
-
-if (process.env.MAILGROVE_LOAD_SINK === '1' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
-  sinkMain();

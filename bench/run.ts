@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 
 const HERE = new URL('./', import.meta.url);
-const NOT_BENCHES = new Set(['run', 'support']);
+const NOT_BENCHES = new Set(['run', 'support', 'sinkProcess']);
 
 const available = readdirSync(HERE)
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))

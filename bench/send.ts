@@ -6,18 +6,16 @@
 // send (target < 100 MB growth). A second baseline sends the same messages the way Mailgrove's transport
 // does (composed by mail/mime.ts, sent through mail/smtpPool.ts) with nothing else: the floor for this
 // design, so the ratio to it is what the ledger, rendering and database cost.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
 import { prepare } from '../src/mail/campaignMessage.ts';
 import { composeMessage } from '../src/mail/mime.ts';
 import { SmtpPool } from '../src/mail/smtpPool.ts';
 import { extractLinks } from '../src/mail/tracking.ts';
+import { startSinkProcess, type Sink } from './sinkProcess.ts';
 import { fmt, freshDatabase, newAccount, startServer } from './support.ts';
 
 const SUBJECT = 'Spring news for {{ subscriber.first_name }}';
@@ -298,68 +296,3 @@ function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
 }
-
-interface Sink {
-  port: number;
-  url: string;
-  pid: number;
-  child: ChildProcess;
-  count(): Promise<{ total: number; distinct: number }>;
-  reset(): Promise<void>;
-}
-
-/** The sink in its own process (this file run with MAILGROVE_BENCH_SINK=1), controlled over IPC. */
-async function startSinkProcess(): Promise<Sink> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname], {
-    env: { ...process.env, MAILGROVE_BENCH_SINK: '1' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const ask = <T>(msg: string) =>
-    new Promise<T>((resolve) => {
-      child.once('message', (m) => resolve(m as T));
-      child.send(msg);
-    });
-  const { port } = await new Promise<{ port: number }>((resolve) =>
-    child.once('message', (m) => resolve(m as { port: number })),
-  );
-  return {
-    port,
-    url: `smtp://127.0.0.1:${port}?starttls=false`,
-    pid: child.pid!,
-    child,
-    count: () => ask('count'),
-    reset: () => ask('reset'),
-  };
-}
-
-function sinkMain(): void {
-  let total = 0;
-  let rcpts = new Set<string>();
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    maxClients: 1000,
-    onData(stream, session, cb) {
-      stream.on('data', () => {});
-      stream.on('end', () => {
-        for (const r of session.envelope.rcptTo) rcpts.add(r.address);
-        total += session.envelope.rcptTo.length;
-        cb();
-      });
-    },
-  });
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.server.address() as { port: number }).port }));
-  process.on('message', (m) => {
-    if (m === 'count') process.send!({ total, distinct: rcpts.size });
-    if (m === 'reset') {
-      total = 0;
-      rcpts = new Set();
-      process.send!({});
-    }
-  });
-  process.on('disconnect', () => process.exit(0));
-}
-
-if (process.env.MAILGROVE_BENCH_SINK === '1' && import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
-  sinkMain();
