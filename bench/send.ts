@@ -1,4 +1,5 @@
 // npm run bench -- send [--recipients 100000] [--concurrency 10] [--batch 500] [--provider-limits JSON]
+//                       [--baselines all|none]
 // A campaign to N recipients on PostgreSQL, sent by the real server (a child process)
 // over SMTP to an smtp-server sink in ANOTHER process; in the same run the baseline: a bare pooled
 // nodemailer blast of the same messages (same size, same headers, same connections) to the same sink.
@@ -37,8 +38,12 @@ export default async function run(args: string[]): Promise<void> {
       batch: { type: 'string', default: '500' },
       // per-provider throttling stays on, its limits raised out of the way (every recipient is one provider)
       'provider-limits': { type: 'string', default: '{"*":{"concurrency":1000,"per_second":1000000}}' },
+      // none: only the Mailgrove send (a 1,000,000 run, whose baselines would take longer than the send)
+      baselines: { type: 'string', default: 'all' },
     },
   });
+  const withBaselines = values.baselines !== 'none';
+  const skipped = { seconds: NaN, cpu: NaN, rssBeforeKb: 0, rssPeakKb: 0 };
   const n = Number(values.recipients);
   const concurrency = Number(values.concurrency);
   const sink = await startSinkProcess();
@@ -60,15 +65,17 @@ export default async function run(args: string[]): Promise<void> {
 
     // the baseline runs before AND after the Mailgrove send and the two are averaged: on a shared machine
     // the load drifts during a run, and a single baseline on one side of it skews the ratio
-    const blast1 = await baseline(sink, n, concurrency, server.url, false);
-    console.log(
-      `  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s; bench process RSS ${mb(blast1.rssBeforeKb)} → peak ${mb(blast1.rssPeakKb)})`,
-    );
+    const blast1 = withBaselines ? await baseline(sink, n, concurrency, server.url, false) : skipped;
+    if (withBaselines)
+      console.log(
+        `  baseline 1 (bare pooled nodemailer, ${concurrency} connections, same messages): ${blast1.seconds.toFixed(1)} s = ${fmt(n / blast1.seconds)} msg/s (${blast1.cpu.toFixed(1)} CPU s; bench process RSS ${mb(blast1.rssBeforeKb)} → peak ${mb(blast1.rssPeakKb)})`,
+      );
     await sink.reset();
-    const raw1 = await baseline(sink, n, concurrency, server.url, true);
-    console.log(
-      `  raw baseline 1 (same messages, mail/mime.ts + mail/smtpPool.ts alone): ${raw1.seconds.toFixed(1)} s = ${fmt(n / raw1.seconds)} msg/s (${raw1.cpu.toFixed(1)} CPU s)`,
-    );
+    const raw1 = withBaselines ? await baseline(sink, n, concurrency, server.url, true) : skipped;
+    if (withBaselines)
+      console.log(
+        `  raw baseline 1 (same messages, mail/mime.ts + mail/smtpPool.ts alone): ${raw1.seconds.toFixed(1)} s = ${fmt(n / raw1.seconds)} msg/s (${raw1.cpu.toFixed(1)} CPU s)`,
+      );
 
     await sink.reset();
     const api = (method: string, path: string, body?: unknown) =>
@@ -102,6 +109,7 @@ export default async function run(args: string[]): Promise<void> {
     const cpu0 = cpuSeconds(server.pid);
     const dbName = new URL(db.url).pathname.slice(1);
     const pgCpu0 = postgresCpuSeconds(dbName);
+    const size0 = await databaseBytes(db.url);
     const t0 = performance.now();
     const scheduled = await api('POST', `/campaigns/${campaign.data.id}/schedule`, { delivery: 'instant' });
     const frozen = (performance.now() - t0) / 1000;
@@ -119,17 +127,20 @@ export default async function run(args: string[]): Promise<void> {
     clearInterval(sampler);
     clearInterval(tenth);
     const counted = await sink.count();
+    const size1 = await databaseBytes(db.url);
     const after = server.memory();
     await sink.reset();
-    const raw2 = await baseline(sink, n, concurrency, server.url, true);
-    console.log(
-      `  raw baseline 2 (after the send): ${raw2.seconds.toFixed(1)} s = ${fmt(n / raw2.seconds)} msg/s (${raw2.cpu.toFixed(1)} CPU s)`,
-    );
+    const raw2 = withBaselines ? await baseline(sink, n, concurrency, server.url, true) : skipped;
+    if (withBaselines)
+      console.log(
+        `  raw baseline 2 (after the send): ${raw2.seconds.toFixed(1)} s = ${fmt(n / raw2.seconds)} msg/s (${raw2.cpu.toFixed(1)} CPU s)`,
+      );
     await sink.reset();
-    const blast2 = await baseline(sink, n, concurrency, server.url, false);
-    console.log(
-      `  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s; RSS ${mb(blast2.rssBeforeKb)} → peak ${mb(blast2.rssPeakKb)})`,
-    );
+    const blast2 = withBaselines ? await baseline(sink, n, concurrency, server.url, false) : skipped;
+    if (withBaselines)
+      console.log(
+        `  baseline 2 (after the send): ${blast2.seconds.toFixed(1)} s = ${fmt(n / blast2.seconds)} msg/s (${blast2.cpu.toFixed(1)} CPU s; RSS ${mb(blast2.rssBeforeKb)} → peak ${mb(blast2.rssPeakKb)})`,
+      );
     const blast = { seconds: (blast1.seconds + blast2.seconds) / 2, cpu: (blast1.cpu + blast2.cpu) / 2 };
     const raw = { seconds: (raw1.seconds + raw2.seconds) / 2, cpu: (raw1.cpu + raw2.cpu) / 2 };
     console.log(
@@ -139,11 +150,16 @@ export default async function run(args: string[]): Promise<void> {
       `  sink: ${fmt(counted.total)} messages, ${fmt(counted.distinct)} distinct recipients; ledger sent ${fmt(stats.sent)}, failed ${stats.failed}, interrupted ${stats.interrupted}`,
     );
     console.log(
-      `  ratio mailgrove/baseline (msg/s, mean baseline): ${(blast.seconds / seconds).toFixed(2)} (target ≥ 0.8); CPU per message: ${(blast.cpu / cpu).toFixed(2)} of the baseline's efficiency`,
+      `  database size: ${mb(size0 / 1024)} before the schedule, ${mb(size1 / 1024)} when sent (growth ${mb((size1 - size0) / 1024)})`,
     );
-    console.log(
-      `  ratio mailgrove/raw baseline (msg/s, mean): ${(raw.seconds / seconds).toFixed(2)}; CPU per message: ${(raw.cpu / cpu).toFixed(2)}`,
-    );
+    if (withBaselines)
+      console.log(
+        `  ratio mailgrove/baseline (msg/s, mean baseline): ${(blast.seconds / seconds).toFixed(2)} (target ≥ 0.8); CPU per message: ${(blast.cpu / cpu).toFixed(2)} of the baseline's efficiency`,
+      );
+    if (withBaselines)
+      console.log(
+        `  ratio mailgrove/raw baseline (msg/s, mean): ${(raw.seconds / seconds).toFixed(2)}; CPU per message: ${(raw.cpu / cpu).toFixed(2)}`,
+      );
     console.log(
       `  server RSS: ${mb(before.rssKb)} before, ${mb(peakRss)} peak during the send (growth ${mb(peakRss - before.rssKb)}, target < 100 MB), ${mb(after.rssKb)} after; VmHWM ${mb(after.hwmKb)}`,
     );
@@ -159,6 +175,16 @@ export default async function run(args: string[]): Promise<void> {
 }
 
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+
+async function databaseBytes(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return Number((await c.query('select pg_database_size(current_database()) as n')).rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
 
 /** n subscribers in one group, set-based (setup, not measured). */
 async function seed(url: string, accountId: string, n: number): Promise<string> {
