@@ -5,6 +5,7 @@
 // mg_bench_dashboard is kept, and seeded only when it does not hold the bench account yet.
 import { sql } from 'kysely';
 import pg from 'pg';
+import type { ChangeClock } from '../src/db/changeClock.ts';
 import { openDb, type Db } from '../src/db/client.ts';
 import { migrate } from '../src/db/migrate.ts';
 import * as accounts from '../src/domain/accounts/accounts.ts';
@@ -41,7 +42,9 @@ export default async function run(args: string[]): Promise<void> {
   try {
     await migrate(db);
     const seeded = (await existing(db)) ?? (await seed(db, target.url));
-    await time(db, seeded);
+    // the read cache trusts the clock once the change listener is connected
+    while (!handle.changes.reliable) await new Promise((r) => setTimeout(r, 50));
+    await time(db, handle.changes, seeded);
   } finally {
     await handle.close();
     if (!reuse) await target.drop();
@@ -192,7 +195,11 @@ export async function withoutIndexes(
   return inserted;
 }
 
-async function time(db: Db, { id, groups, segment }: Seeded): Promise<void> {
+/**
+ * Each read twice: "cold", as the first read after a write (the change clock moved before every call, so
+ * nothing the read cache keeps is served), and "kept", as ten dashboards read between writes.
+ */
+async function time(db: Db, clock: ChangeClock, { id, groups, segment }: Seeded): Promise<void> {
   const audience = { groups: groups.slice(0, 3), segments: [segment] };
   const count = () => audienceCount(db, SECRET, id, audience.groups, audience.segments);
   // every seeded subscriber is in group 0, 1 or 2: the active ones, less the addresses added back after forget
@@ -225,18 +232,22 @@ async function time(db: Db, { id, groups, segment }: Seeded): Promise<void> {
   ];
   console.log(`\n${'read'.padEnd(44)}${'p50'.padStart(10)}${'p95'.padStart(10)}   target < ${TARGET_MS} ms`);
   for (const [name, fn] of cases) {
-    await fn(); // warm the cache and the plan
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const start = performance.now();
-      await fn();
-      times.push(performance.now() - start);
+    for (const cold of [true, false]) {
+      await fn(); // warm the plan (and, for "kept", the cache)
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        if (cold) clock.tick();
+        const start = performance.now();
+        await fn();
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      const p = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+      const verdict = p(0.95) < TARGET_MS ? 'ok' : 'OVER';
+      const label = `${name}, ${cold ? 'cold' : 'kept'}`;
+      console.log(
+        `${label.padEnd(44)}${`${fmt(p(0.5))} ms`.padStart(10)}${`${fmt(p(0.95))} ms`.padStart(10)}   ${verdict}`,
+      );
     }
-    times.sort((a, b) => a - b);
-    const p = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-    const verdict = p(0.95) < TARGET_MS ? 'ok' : 'OVER';
-    console.log(
-      `${name.padEnd(44)}${`${fmt(p(0.5))} ms`.padStart(10)}${`${fmt(p(0.95))} ms`.padStart(10)}   ${verdict}`,
-    );
   }
 }
