@@ -48,8 +48,8 @@ export class Sender {
   private readonly statuses = new Map<string, { at: number; status: Promise<string | undefined> }>();
   /**
    * Per campaign, the highest ledger id these lanes have claimed: the next claim reads on from there.
-   * From the first row every time, each claim walked the entries sent rows leave in the queued index
-   * until a vacuum, quadratic over a campaign (measured in docs/performance.md).
+   * From the first row every time, each claim walked the entries that sent rows leave in the queued index
+   * until a vacuum: work that grows with the square of the audience.
    */
   private readonly cursors = new Map<string, number>();
   private stopped = false;
