@@ -22,7 +22,7 @@ import { migrate } from '../src/db/migrate.ts';
 import * as accounts from '../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../src/domain/accounts/apiKeys.ts';
 import * as subscribers from '../src/domain/subscribers/subscribers.ts';
-import { fmt, freshDatabase, startServer } from './support.ts';
+import { fmt, freshDatabase, settle, startServer } from './support.ts';
 
 interface Result {
   requests: { average: number };
@@ -152,7 +152,7 @@ async function benchServer(
       .map(([, t]) => t);
     const round = async (t: Target, seconds: number) => {
       const r = await measure(t, seconds, opts.connections);
-      await drain(server.url);
+      await settle(server.url);
       return r;
     };
     for (const t of targets) await round(t, Math.min(3, opts.seconds));
@@ -255,22 +255,6 @@ async function startBare(): Promise<{ url: string; setBody(body: string): Promis
       await exited;
     },
   };
-}
-
-/**
- * Waits until the server has worked off what autocannon left in flight: on PGlite (one query at a time) a
- * round of slow searches otherwise eats into the next target's round (a GET round measured 0 req/s).
- */
-async function drain(url: string): Promise<void> {
-  for (const end = Date.now() + 60_000; Date.now() < end;) {
-    const started = Date.now();
-    const ok = await fetch(`${url}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok && Date.now() - started < 50) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function check(t: Target): Promise<unknown> {

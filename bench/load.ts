@@ -30,7 +30,7 @@ import { migrate } from '../src/db/migrate.ts';
 import * as accounts from '../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../src/domain/accounts/apiKeys.ts';
 import { startSinkProcess, type Sink } from './sinkProcess.ts';
-import { fmt, PG_URL, startServer, type ServerProcess } from './support.ts';
+import { fmt, PG_URL, settle, startServer, type ServerProcess } from './support.ts';
 
 const TARGET_RPS = 2000;
 const TARGET_P99_MS = 100;
@@ -643,19 +643,6 @@ class Client {
     if (got.total !== n || stats.sent !== n)
       throw new Error(`${label} send: the sink got ${got.total}, the ledger says sent ${stats.sent}, of ${n}`);
     return { sendSeconds };
-  }
-}
-
-/** Waits until the server answers a health check quickly: what a phase left in flight is worked off. */
-async function settle(url: string): Promise<void> {
-  for (const end = Date.now() + 60_000; Date.now() < end;) {
-    const started = Date.now();
-    const ok = await fetch(`${url}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok && Date.now() - started < 50) return;
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

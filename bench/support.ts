@@ -124,3 +124,19 @@ export async function newAccount(
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+/**
+ * Waits until the server answers a health check quickly: what a round of load left in flight has been
+ * worked off (on PGlite, one query at a time, a round of slow searches otherwise ate into the next round).
+ */
+export async function settle(url: string): Promise<void> {
+  for (const end = Date.now() + 60_000; Date.now() < end;) {
+    const started = Date.now();
+    const ok = await fetch(`${url}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok && Date.now() - started < 50) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
