@@ -431,18 +431,14 @@ export async function interruptOrphans(
 ): Promise<{ interrupted: number; released: number }> {
   // nearly always nobody died: asked first, because the statement below plans its ledger updates as hash
   // joins that read the whole ledger before finding the orphans empty (30-50 ms at 60,000 rows, each beat)
-  const orphans = await sql`
-    select 1 from send_claims k where k.worker_id <> ${opts.me}::uuid
-      and (${opts.allButMe ?? false} or k.worker_id not in (
-        select id from send_workers where heartbeat_at > now() - ${opts.leaseMs} * interval '1 millisecond'))
-    limit 1`.execute(db);
+  // a claim of send_claims k whose worker is gone
+  const orphaned = sql`k.worker_id <> ${opts.me}::uuid and (${opts.allButMe ?? false} or k.worker_id not in (
+    select id from send_workers where heartbeat_at > now() - ${opts.leaseMs} * interval '1 millisecond'))`;
+  const orphans = await sql`select 1 from send_claims k where ${orphaned} limit 1`.execute(db);
   if (orphans.rows.length === 0) return { interrupted: 0, released: 0 };
   const r = await sql<{ interrupted: number; released: number }>`
-    with live as (
-      select id from send_workers where heartbeat_at > now() - ${opts.leaseMs} * interval '1 millisecond'
-    ), dead as (
-      delete from send_claims k where k.worker_id <> ${opts.me}::uuid
-        and (${opts.allButMe ?? false} or k.worker_id not in (select id from live))
+    with dead as (
+      delete from send_claims k where ${orphaned}
       returning k.worker_id, k.campaign_id, k.lo, k.hi
     ), upd as (
       update campaign_recipients r set state = 'interrupted', worker_id = null,
