@@ -93,6 +93,8 @@ function bodyFor(method: string, route: Route): fc.Arbitrary<unknown> {
   const schema = tool && schemas.get(tool);
   if (!schema) return genericBody;
   return argumentsFor(schema, { ids }).map((args) => {
+    // the generator also yields whole hostile arguments (null, an array, a string): sent as the body as they are
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
     const { subscriber_id, group_id, segment_id, campaign_id, form_id, webhook_id, automation_id, ...rest } =
       args as Record<string, unknown>;
     void [subscriber_id, group_id, segment_id, campaign_id, form_id, webhook_id, automation_id];
