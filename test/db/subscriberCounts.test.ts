@@ -2,7 +2,8 @@
 // equal a count of the rows themselves: per account and per group, by status, after every kind of write
 // (create, update, status change, memberships replaced, assign and unassign, bulk actions, import-style
 // upserts, delete with its cascades, group and account deletes), run concurrently, with compactions in
-// between. Runs on PGlite and, with TEST_DATABASE_URL, on PostgreSQL, where the writes really overlap.
+// between. The same writes keep each subscriber's member_of (migration 20261127_0900) equal to its
+// memberships. Runs on PGlite and, with TEST_DATABASE_URL, on PostgreSQL, where the writes really overlap.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -31,9 +32,23 @@ async function compare(accountId: string): Promise<{ kept: string[]; rows: strin
   return { kept: kept.rows.map((r) => r.k).sort(), rows: rows.rows.map((r) => r.k).sort() };
 }
 
+/** Subscribers whose member_of, less deleted groups, is not their memberships (or repeats an id). */
+async function memberOfMismatches(accountId: string): Promise<string[]> {
+  const r = await sql<{ line: string }>`
+    select s.email || ' ' || s.member_of::text || ' ' || coalesce(m.ids::text, '{}') as line from subscribers s
+      left join lateral (select array_agg(sg.group_id order by sg.group_id) as ids from subscriber_groups sg
+        where sg.subscriber_id = s.id) m on true
+    where s.account_id = ${accountId}::uuid
+      and (array(select g from unnest(s.member_of) g where exists (select 1 from groups where id = g) order by g)
+             is distinct from coalesce(m.ids, '{}')
+        or cardinality(s.member_of) <> (select count(distinct g) from unnest(s.member_of) g))`.execute(db);
+  return r.rows.map((x) => x.line);
+}
+
 async function assertExact(accountId: string) {
   const { kept, rows } = await compare(accountId);
   assert.deepEqual(kept, rows);
+  assert.deepEqual(await memberOfMismatches(accountId), []);
 }
 
 const STATUSES = ['active', 'unsubscribed'] as const;
@@ -138,17 +153,25 @@ describe('subscriber counts kept by the database', () => {
       const statusChange = (trx: Db) =>
         sql`update subscribers set status = 'unsubscribed' where id = ${s.id}::uuid`.execute(trx);
       const join = (trx: Db) =>
-        sql`insert into subscriber_groups (group_id, subscriber_id, account_id) values (${gs[1]}::uuid, ${s.id}::uuid, ${acc}::uuid)`.execute(
+        sql`insert into subscriber_groups (group_id, subscriber_id, account_id) values (${gs[1]}::uuid, ${s.id}::uuid, ${acc}::uuid) on conflict do nothing`.execute(
           trx,
         );
       const leave = (trx: Db) =>
         sql`delete from subscriber_groups where group_id = ${gs[0]}::uuid and subscriber_id = ${s.id}::uuid`.execute(
           trx,
         );
+      const joinOther = (trx: Db) =>
+        sql`insert into subscriber_groups (group_id, subscriber_id, account_id) values (${gs[2]}::uuid, ${s.id}::uuid, ${acc}::uuid) on conflict do nothing`.execute(
+          trx,
+        );
       // each order: the status change first and the membership change while it is open, and the reverse
       const [a, b] =
         i % 2 === 0 ? [statusChange, i % 4 === 0 ? join : leave] : [i % 4 === 1 ? join : leave, statusChange];
       await Promise.all([slow(a), new Promise((r) => setTimeout(r, 10)).then(() => slow(b))]);
+      await assertExact(acc);
+      // two membership changes of one subscriber at once: each writes member_of from the row the other left
+      const [c, d] = i % 2 === 0 ? [join, joinOther] : [leave, joinOther];
+      await Promise.all([slow(c), new Promise((r) => setTimeout(r, 10)).then(() => slow(d))]);
       await assertExact(acc);
     }
   });
@@ -167,6 +190,12 @@ describe('subscriber counts kept by the database', () => {
     await assertExact(acc);
     await groups.remove(db, acc, gs[0]!);
     await assertExact(acc);
+    // the deleted group's id stays on its former members' rows (no row is rewritten for a group's delete)
+    const kept = await sql<{ n: number }>`
+      select count(*)::int as n from subscribers where account_id = ${acc}::uuid and ${gs[0]}::uuid = any(member_of)`.execute(
+      db,
+    );
+    assert.equal(kept.rows[0]!.n, 1);
     await bulk.apply(db, acc, { action: 'delete', filter: {} });
     await assertExact(acc);
     assert.deepEqual(await counts.byStatus(db, acc), { active: 0, unsubscribed: 0, bounced: 0, complained: 0 });

@@ -76,6 +76,8 @@ export interface SubscribersTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   unsubscribed_at: NullableTimestamp;
+  /** the subscriber's group ids, kept by triggers on subscriber_groups; may hold deleted groups' ids (ledgerQueries.ts) */
+  member_of: Generated<string[]>;
 }
 
 export interface GroupsTable {

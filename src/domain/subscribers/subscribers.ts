@@ -97,7 +97,7 @@ export type Source = 'api' | 'import' | 'form' | 'dashboard' | 'mcp';
 
 /** The subscriber as webhook payloads and activity show it. */
 export function publicView(s: SubscriberRow) {
-  const { account_id: _a, source: _s, unsubscribed_at: _u, ...rest } = s;
+  const { account_id: _a, source: _s, unsubscribed_at: _u, member_of: _m, ...rest } = s;
   return rest;
 }
 
