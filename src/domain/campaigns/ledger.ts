@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.ts';
 import type { CampaignRow } from '../../db/schema/campaigns.ts';
 import { extractLinks } from '../../mail/tracking.ts';
 import * as segments from '../segments/segments.ts';
+import { membersShare } from '../subscribers/groups.ts';
 import { checkGroups } from '../subscribers/subscribers.ts';
 import * as suppressions from '../subscribers/suppressions.ts';
 import * as queries from './ledgerQueries.ts';
@@ -38,7 +39,7 @@ export async function start(
   const inSegments = segmentIds.length > 0 ? await segments.whereInAny(trx, c.account_id, segmentIds) : undefined;
   // counted before the check below marks more, so nobody is counted twice
   const known = await knownSuppressed(trx, c.account_id, c.group_ids, inSegments);
-  const frozen = await queries.freezeAudience(trx, c, inSegments);
+  const frozen = await queries.freezeAudience(trx, c, inSegments, await groupRead(trx, c.account_id, c.group_ids));
   // in this transaction (ANALYZE counts its own new rows), so the first batch already plans with them
   if (frozen >= ANALYZE_AFTER_FREEZING) await queries.analyzeLedger(trx);
   const unchecked = await queries.uncheckedFrozen(trx, c.account_id, c.id);
@@ -78,12 +79,18 @@ export async function audienceCount(
     inSegments?.types ?? new Map(),
     inSegments?.filters ?? [],
     async () => {
-      const { size, unchecked } = await queries.audienceSize(db, accountId, groups, inSegments?.where);
+      const read = await groupRead(db, accountId, groups);
+      const { size, unchecked } = await queries.audienceSize(db, accountId, groups, inSegments?.where, read);
       return [size - (await check(db, secret, accountId, unchecked)).size];
     },
     { audience: groups },
   );
   return n!;
+}
+
+/** How the audience of these groups reads their membership (ledgerQueries.GroupRead). */
+async function groupRead(db: Db, accountId: string, groupIds: string[]): Promise<queries.GroupRead> {
+  return groupIds.length === 0 ? 'members' : queries.groupReadFor(await membersShare(db, accountId, groupIds));
 }
 
 // suppressions hold HMACs under the secret, which stays out of SQL: the audience query leaves out who is

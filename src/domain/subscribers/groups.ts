@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { pageOf, PageQuery, type Page } from '../paging.ts';
 import type { Db } from '../../db/client.ts';
+import * as counts from './countQueries.ts';
 import * as repo from './groupQueries.ts';
 import * as subscriberRepo from './queries.ts';
 import { Conflict, NotFound } from '../errors.ts';
@@ -106,6 +107,22 @@ export async function members(
 /** Group ids of this account among `ids` (a segment filter may only name the account's own groups). */
 export function existingIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
   return repo.existingIds(db, accountId, ids);
+}
+
+/**
+ * The memberships of these groups (each member once per group, any status) and the account's subscribers,
+ * from the kept counts: how large a share of the account the groups are, for a reader choosing between
+ * reading every subscriber row and probing the members (campaigns/ledgerQueries.ts).
+ */
+export async function membersShare(
+  db: Db,
+  accountId: string,
+  groupIds: string[],
+): Promise<{ memberships: number; subscribers: number }> {
+  const [groups, all] = await Promise.all([counts.ofGroups(db, accountId, groupIds), counts.byStatus(db, accountId)]);
+  let memberships = 0;
+  for (const g of groups.values()) memberships += g.subscriber_count;
+  return { memberships, subscribers: Object.values(all).reduce((a, b) => a + b, 0) };
 }
 
 export interface MembershipChange {
