@@ -294,6 +294,38 @@ describe('Import worker', () => {
     );
     await assert.rejects(imports.get(s.db, (await s.newAccount()).accountId, job.job_id), /Import not found/);
   });
+
+  test("Import › member_of of new and existing subscribers holds the import's groups once, as their memberships do", async () => {
+    const { accountId, key } = await s.newAccount();
+    const api = restClient(s.url, key);
+    const [a, b, c] = await Promise.all(
+      ['A', 'B', 'C'].map(async (name) => (await api.post('/groups', { name })).body.data.id),
+    );
+    await subscribers.create(s.db, accountId, { email: 'old@example.com', group_ids: [a, c] });
+    const job = await finished(
+      accountId,
+      (
+        await imports.startFromRows(s.db, s.running.queue, accountId, {
+          rows: [{ email: 'OLD@example.com' }, { email: 'new@example.com' }],
+          groupIds: [a, b],
+          source: 'mcp',
+        })
+      ).job_id,
+    );
+    assert.deepEqual([job.created_count, job.updated_count], [1, 1]);
+    const { rows } = await sql<{ email: string; member_of: string[]; memberships: string[] }>`
+      select s.email, array(select unnest(s.member_of) order by 1)::text[] as member_of,
+        array(select sg.group_id from subscriber_groups sg where sg.subscriber_id = s.id order by 1)::text[] as memberships
+      from subscribers s where s.account_id = ${accountId}::uuid order by s.email`.execute(s.db);
+    assert.deepEqual(
+      rows.map((r) => [r.email, r.member_of]),
+      [
+        ['new@example.com', [a, b].sort()],
+        ['old@example.com', [a, b, c].sort()],
+      ],
+    );
+    for (const r of rows) assert.deepEqual(r.member_of, r.memberships, r.email);
+  });
 });
 
 // toStaged checks the common case directly (no zod parse per row); acceptance and messages must stay those of

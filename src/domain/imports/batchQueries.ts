@@ -92,13 +92,16 @@ export async function upsertBatch(
         coalesce((${subscriberIds}::uuid[])[row_number() over ()], gen_random_uuid()) as id from rows r
       where error is null and row_no <> all(${b.skipped.map((e) => e.row)}::int[]) and row_no <> all(${dupsOf(importId, b.from, b.to)})
     ), up as (
-      insert into subscribers as s (id, account_id, email, first_name, last_name, phone, custom_fields, source)
-      select id, ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import' from batch
+      -- member_of gets the import's groups here, as the memberships' trigger would write them after the
+      -- statement (migration 20261127_0900): the trigger then finds every row up to date and writes none again
+      insert into subscribers as s (id, account_id, email, first_name, last_name, phone, custom_fields, source, member_of)
+      select id, ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import', ${b.groupIds}::uuid[] from batch
       on conflict (account_id, lower(email)) do update set
         first_name = coalesce(excluded.first_name, s.first_name),
         last_name = coalesce(excluded.last_name, s.last_name),
         phone = coalesce(excluded.phone, s.phone),
         custom_fields = s.custom_fields || excluded.custom_fields,
+        member_of = array(select distinct unnest(s.member_of || excluded.member_of)),
         updated_at = now()
       returning s.id, s.email, s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at, s.updated_at, (s.xmax = 0) as inserted
     ), grp as (
