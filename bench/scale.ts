@@ -16,7 +16,7 @@ import * as accounts from '../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../src/domain/accounts/apiKeys.ts';
 import * as sessions from '../src/domain/accounts/sessions.ts';
 import * as segments from '../src/domain/segments/segments.ts';
-import { withoutIndexes } from './dashboard.ts';
+import { rebuildKept, withoutIndexes } from './dashboard.ts';
 import { fmt, freshDatabase, PG_URL, startServer, type ServerProcess } from './support.ts';
 
 const ACCOUNT = 'Scale bench';
@@ -278,9 +278,7 @@ async function seed(handle: DbHandle, url: string | undefined, n: number): Promi
 /** What an installation's own maintenance leaves behind after a bulk load: counters, merged indexes, stats. */
 async function settle(db: Db): Promise<void> {
   // the seed ran with triggers off (session_replication_role = replica) on PostgreSQL: rebuild what they keep
-  const rebuild = await sql<{ n: number }>`
-    select count(*)::int as n from pg_proc where proname = 'subscriber_counts_rebuild'`.execute(db);
-  if (rebuild.rows[0]!.n > 0) await sql`select subscriber_counts_rebuild()`.execute(db);
+  await rebuildKept(db);
   await sql`select gin_clean_pending_list(i.indexrelid) from pg_index i join pg_class c on c.oid = i.indexrelid
             join pg_am a on a.oid = c.relam where a.amname = 'gin'`.execute(db);
   await sql`vacuum analyze`.execute(db);
