@@ -15,27 +15,35 @@ alter table subscribers add column member_of uuid[] not null default '{}';
 -- round, two transactions adding groups to one subscriber would each hold the counts' share lock on the
 -- row and wait for the other's to update it. The new ids are appended to the row as it is when its lock
 -- is granted (READ COMMITTED re-reads it), so concurrent changes to one subscriber's groups all stay;
--- rows that already hold every id (an import writes them with the subscriber) are not written again.
+-- rows that already hold every id (an import writes them with the subscriber) are not written again, and
+-- when none needs it there is no UPDATE at all (which would run the subscribers' own statement triggers).
 create function subscriber_member_of_join() returns trigger language plpgsql as $$
 begin
-  update subscribers s set member_of = array(select distinct unnest(s.member_of || a.ids))
-  from (select subscriber_id, array_agg(group_id) as ids from added group by subscriber_id) a
-  where s.id = a.subscriber_id and not (s.member_of @> a.ids);
+  if exists (select 1 from added a join subscribers s on s.id = a.subscriber_id
+             where a.group_id <> all(s.member_of)) then
+    update subscribers s set member_of = array(select distinct unnest(s.member_of || a.ids))
+    from (select subscriber_id, array_agg(group_id) as ids from added group by subscriber_id) a
+    where s.id = a.subscriber_id and not (s.member_of @> a.ids);
+  end if;
   return null;
 end $$;
 create trigger subscriber_groups_a_member_of_insert after insert on subscriber_groups
   referencing new table as added for each statement execute function subscriber_member_of_join();
 
 -- a membership that leaves takes its id off the row, unless its group is being deleted (see above)
+-- (or its subscriber: a subscriber's delete cascades to its memberships, and its row is gone already)
 create function subscriber_member_of_leave() returns trigger language plpgsql as $$
 begin
-  update subscribers s set member_of = array(select g from unnest(s.member_of) g where g <> all(r.ids))
-  from (
-    select subscriber_id, array_agg(group_id) as ids from gone
-    where exists (select 1 from groups where groups.id = gone.group_id)
-    group by subscriber_id
-  ) r
-  where s.id = r.subscriber_id and s.member_of && r.ids;
+  if exists (select 1 from gone g join subscribers s on s.id = g.subscriber_id
+             where g.group_id = any(s.member_of) and exists (select 1 from groups where groups.id = g.group_id)) then
+    update subscribers s set member_of = array(select g from unnest(s.member_of) g where g <> all(r.ids))
+    from (
+      select subscriber_id, array_agg(group_id) as ids from gone
+      where exists (select 1 from groups where groups.id = gone.group_id)
+      group by subscriber_id
+    ) r
+    where s.id = r.subscriber_id and s.member_of && r.ids;
+  end if;
   return null;
 end $$;
 create trigger subscriber_groups_a_member_of_delete after delete on subscriber_groups
