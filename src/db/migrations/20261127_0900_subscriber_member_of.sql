@@ -17,10 +17,13 @@ alter table subscribers add column member_of uuid[] not null default '{}';
 -- is granted (READ COMMITTED re-reads it), so concurrent changes to one subscriber's groups all stay;
 -- rows that already hold every id (an import writes them with the subscriber) are not written again, and
 -- when none needs it there is no UPDATE at all (which would run the subscribers' own statement triggers).
+-- The rows are locked in id order first: two statements changing the groups of many of the same
+-- subscribers (bulk actions) then wait for each other instead of deadlocking.
 create function subscriber_member_of_join() returns trigger language plpgsql as $$
 begin
   if exists (select 1 from added a join subscribers s on s.id = a.subscriber_id
              where a.group_id <> all(s.member_of)) then
+    perform 1 from subscribers s where s.id in (select subscriber_id from added) order by s.id for no key update;
     update subscribers s set member_of = array(select distinct unnest(s.member_of || a.ids))
     from (select subscriber_id, array_agg(group_id) as ids from added group by subscriber_id) a
     where s.id = a.subscriber_id and not (s.member_of @> a.ids);
@@ -36,6 +39,7 @@ create function subscriber_member_of_leave() returns trigger language plpgsql as
 begin
   if exists (select 1 from gone g join subscribers s on s.id = g.subscriber_id
              where g.group_id = any(s.member_of) and exists (select 1 from groups where groups.id = g.group_id)) then
+    perform 1 from subscribers s where s.id in (select subscriber_id from gone) order by s.id for no key update;
     update subscribers s set member_of = array(select g from unnest(s.member_of) g where g <> all(r.ids))
     from (
       select subscriber_id, array_agg(group_id) as ids from gone
