@@ -47,6 +47,30 @@ export class ReadCache<V extends object> {
     return pending;
   }
 
+  /** The clock's time now: give it to keep() for a value read from here on. */
+  get now(): number {
+    return this.clock.now;
+  }
+
+  /** The value kept for `key`, if no write has completed since the read that produced it started. */
+  peek(key: string): V | undefined {
+    if (!this.clock.reliable || this.epoch !== this.clock.now) return undefined;
+    const hit = this.entries.get(key);
+    return hit && Date.now() - hit.at < this.maxAgeMs ? hit.value : undefined;
+  }
+
+  /** Keeps `value`, produced by a read that started at clock time `started`, if no write has completed since. */
+  keep(key: string, value: V, started: number): void {
+    if (!this.clock.reliable || this.clock.now !== started) return;
+    if (this.epoch !== started) {
+      this.entries.clear();
+      this.loading.clear();
+      this.epoch = started;
+    }
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value: deepFreeze(value), at: Date.now() });
+  }
+
   private async load(key: string, load: () => Promise<V | undefined>, started: number, at: number) {
     try {
       const value = await load();

@@ -66,7 +66,24 @@ export interface SearchInput {
   where?: Condition;
   /** the list with each row's source (the dashboard shows it; REST and MCP keep the spec's fields) */
   withSource?: boolean;
+  /** where the page starts in the list's order, when known: the page is then an index range, not a skip */
+  from?: PagePosition;
 }
+
+/**
+ * A place in the list's order (created_at desc, id desc): a row's exact created_at (microseconds, UTC, as
+ * text: a Date keeps only milliseconds) and id; the page starts at that row, or just after it.
+ */
+export interface PagePosition {
+  at: string;
+  id: string;
+  inclusive: boolean;
+}
+
+/** The list's rows with each one's position (`position_at`), which the caller takes off. */
+export type PositionedRow = Awaited<ReturnType<typeof search>>[number];
+
+const positionAt = sql<string>`to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
 
 /** The list's filter, also the set that bulk actions change and the export reads. */
 export function filtered(db: Db, accountId: string, q: Omit<SearchInput, 'page' | 'per_page'>) {
@@ -125,10 +142,20 @@ function searchWords(search: string): string[] {
 export function search(db: Db, accountId: string, q: SearchInput) {
   const offset = offsetOf(q);
   const columns = ['s.id', 's.email', 's.first_name', 's.last_name', 's.status', 's.created_at'] as const;
-  if (offset === 0)
+  const from = q.from;
+  if (offset === 0 || from)
+    // a known start is a range of the index (account_id, created_at desc, id desc), at any depth
     return filtered(db, accountId, q)
       .select(columns)
+      .select(positionAt.as('position_at'))
       .$if(q.withSource === true, (qb) => qb.select('s.source'))
+      .$if(from !== undefined, (qb) =>
+        qb.where(
+          sql`(s.created_at, s.id)`,
+          from!.inclusive ? '<=' : '<',
+          sql`((${from!.at}::timestamp at time zone 'UTC'), ${from!.id}::uuid)`,
+        ),
+      )
       .orderBy('s.created_at', 'desc')
       .orderBy('s.id', 'desc')
       .limit(q.per_page)
@@ -145,6 +172,7 @@ export function search(db: Db, accountId: string, q: SearchInput) {
     .selectFrom(page.as('p'))
     .innerJoin('subscribers as s', 's.id', 'p.id')
     .select(columns)
+    .select(positionAt.as('position_at'))
     .$if(q.withSource === true, (qb) => qb.select('s.source'))
     .where('s.account_id', '=', accountId)
     .orderBy('p.created_at', 'desc')

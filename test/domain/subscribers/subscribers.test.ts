@@ -243,6 +243,58 @@ describe('subscribers domain', () => {
     });
   });
 
+  test('pages walked in order start where the last ended and equal the skipped pages, to the microsecond; a write forgets where they start', async () => {
+    const acc = await newAccount();
+    for (let i = 0; i < 9; i++) await subscribers.create(db, acc, { email: `walk${i}@example.com` });
+    // created_at values a millisecond cannot tell apart, and ties that only the id orders
+    await sql`update subscribers set created_at = case
+        when email < 'walk3' then timestamptz '2026-01-01 00:00:00.000001+00'
+        when email < 'walk6' then timestamptz '2026-01-01 00:00:00.000002+00'
+        else timestamptz '2026-01-01 00:00:00.000003+00' end
+      where account_id = ${acc}`.execute(db);
+    const order = async () =>
+      (
+        await sql<{ email: string }>`select email from subscribers where account_id = ${acc}
+          order by created_at desc, id desc`.execute(db)
+      ).rows.map((r) => r.email);
+    const page = async (n: number, q: subscribers.ListQuery = {}) =>
+      (await subscribers.list(db, acc, { per_page: 2, page: n, ...q })).items.map((s) => s.email);
+    const expected = await order();
+    const walked: string[] = [];
+    for (let n = 1; n <= 5; n++) walked.push(...(await page(n)));
+    assert.deepEqual(walked, expected);
+    assert.deepEqual(await page(3), expected.slice(4, 6), 'a page read again starts where it started');
+    assert.deepEqual(await page(4, { status: 'active' }), expected.slice(6, 8), 'each filter keeps its own places');
+    await subscribers.create(db, acc, { email: 'walk-new@example.com' });
+    const after = await order();
+    assert.equal(after[0], 'walk-new@example.com');
+    assert.deepEqual(await page(3), after.slice(4, 6), 'after a write the page is counted again');
+    assert.deepEqual(await page(4), after.slice(6, 8));
+  });
+
+  test('a search is kept between writes, never past one: a new match, a rename, a membership and a delete show at once', async () => {
+    const acc = await newAccount();
+    const group = await createGroup(db, acc, 'Kept');
+    const search = async (q: subscribers.ListQuery = {}) => {
+      const page = await subscribers.list(db, acc, { search: 'zebulon', ...q });
+      return { total: page.total, emails: page.items.map((s) => s.email).sort() };
+    };
+    assert.deepEqual(await search(), { total: 0, emails: [] });
+    const a = await subscribers.create(db, acc, { email: 'zebulon.a@example.com' });
+    assert.deepEqual(await search(), { total: 1, emails: ['zebulon.a@example.com'] });
+    assert.deepEqual(await search(), { total: 1, emails: ['zebulon.a@example.com'] }, 'the kept answer is the same');
+    const b = await subscribers.create(db, acc, { email: 'b@example.com', last_name: 'Zebulon' });
+    assert.equal((await search()).total, 2);
+    await subscribers.update(db, acc, b.id, { last_name: 'Other' });
+    assert.deepEqual(await search(), { total: 1, emails: ['zebulon.a@example.com'] });
+    assert.equal((await search({ group_id: group })).total, 0);
+    await subscribers.update(db, acc, a.id, { group_ids: [group] });
+    assert.deepEqual(await search({ group_id: group }), { total: 1, emails: ['zebulon.a@example.com'] });
+    await subscribers.remove(db, acc, a.id);
+    assert.deepEqual(await search(), { total: 0, emails: [] });
+    assert.equal((await search({ group_id: group })).total, 0);
+  });
+
   test('stats: usage_percentage is the rounded integer share of the limit; complained counts in total only', async () => {
     const acc = await newAccount(7);
     for (const email of ['a@x.io', 'b@x.io', 'c@x.io']) await subscribers.create(db, acc, { email });

@@ -243,5 +243,9 @@ describe('dashboard reports and overview', () => {
     assert.equal(ov.growth[29].new, 4);
     assert.equal(ov.recent_campaigns[0].id, sent.campaignId);
     assert.deepEqual(ov.rates, { sent_30d: 4, bounce_rate: 0, complaint_rate: 0 });
+    // the growth per day is kept between reads; a new subscriber empties it
+    assert.equal((await client.post('/subscribers', { email: 'newest@example.com' })).status, 201);
+    const again = (await client.get('/overview')).body.data;
+    assert.deepEqual([again.growth[29].total, again.growth[29].new], [5, 5]);
   });
 });
