@@ -382,8 +382,9 @@ async function measureAll(
       : { authorization: `Bearer ${key}` };
     if (r.body !== undefined) headers['content-type'] = 'application/json';
     if (r.path === '/mcp') headers.accept = 'application/json, text/event-stream';
-    // client c walks from page 1,000 + 3,000·c, one page a call
-    const next = Array.from({ length: CLIENTS }, (_, c) => 1000 + 3000 * c);
+    // client c walks from page 1,000 + c·step, one page a call, the walks spread over the list's pages
+    const step = Math.floor((store.rows / 25 - 2000) / CLIENTS);
+    const next = Array.from({ length: CLIENTS }, (_, c) => 1000 + step * c);
     const call = async (client: number) => {
       const res = await request(server.url + r.path + (r.walk ? `&page=${next[client]!++}` : ''), {
         method: r.method,

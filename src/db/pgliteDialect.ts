@@ -1,7 +1,9 @@
 // A Kysely dialect over PGlite (embedded WASM PostgreSQL), so the same queries run on both stores.
 // PGlite runs one query at a time and has one session: the driver hands out that single connection
 // under a mutex, so a transaction holds it exclusively from BEGIN to COMMIT and other queries wait.
-import type { PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type PGlite } from '@electric-sql/pglite';
+// node-postgres's own conversion of JavaScript values to parameter text, so both stores get the same text
+import { prepareValue } from 'pg/lib/utils.js';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -62,7 +64,13 @@ class PGliteConnection implements DatabaseConnection {
       const last = results.at(-1);
       return { rows: (last?.rows ?? []) as R[], numAffectedRows: toBigInt(last?.affectedRows) };
     }
-    const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
+    const values = query.parameters.map((v) => prepareValue(v));
+    if (values.some((v) => v !== null && typeof v !== 'string')) {
+      // binary parameters (Buffers): PGlite's own query() knows their types
+      const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
+      return { rows: result.rows, numAffectedRows: toBigInt(result.affectedRows) };
+    }
+    const result = await oneTrip<R>(this.pg, query.sql, values as (string | null)[]);
     return { rows: result.rows, numAffectedRows: toBigInt(result.affectedRows) };
   }
 
@@ -70,6 +78,41 @@ class PGliteConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('PGlite dialect does not stream');
   }
+}
+
+/**
+ * A parameterised statement as one exchange with the engine: parse, bind, describe, execute and sync in one
+ * message, the parameters as text for the server to type, as node-postgres sends them to PostgreSQL.
+ * PGlite's query() makes six exchanges (it describes the statement first to pick a serializer for each
+ * parameter): 0.5–1.4 ms a statement against 0.3 ms for this one on the development machine, where every
+ * request and job step runs a few statements on PGlite's one thread. After an error the engine skips to the
+ * sync, as PostgreSQL does, so the session is ready for the next statement either way.
+ */
+async function oneTrip<R>(pg: PGlite, text: string, values: (string | null)[]) {
+  const { serialize } = protocol;
+  const message = concat([
+    serialize.parse({ text }),
+    serialize.bind({ values }),
+    serialize.describe({ type: 'P' }),
+    serialize.execute({}),
+    serialize.sync(),
+  ]);
+  return pg.runExclusive(async () => {
+    const messages = await pg.execProtocolStream(message, { syncToFs: false });
+    await pg.syncToFs(); // as query() does after every statement
+    const [result] = parse.parseResults(messages, pg.parsers) as unknown as { rows: R[]; affectedRows?: number }[];
+    return result ?? { rows: [] };
+  });
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function toBigInt(n: number | undefined): bigint | undefined {
