@@ -25,11 +25,13 @@ export async function overview(db: Db, accountId: string, totalNow: number | Pro
   const added = new Map(perDay.map((r) => [r.day, r.n]));
   const growth: { day: string; total: number; new: number }[] = [];
   let left = total;
+  const date = new Date(`${today}T00:00:00Z`);
   for (let i = 0; i < DAYS; i++) {
-    const day = shiftDay(today, -i);
+    const day = date.toISOString().slice(0, 10);
     const n = added.get(day) ?? 0;
     growth.push({ day, total: left, new: n });
     left -= n;
+    date.setUTCDate(date.getUTCDate() - 1);
   }
   return {
     growth: growth.reverse(),
@@ -61,25 +63,18 @@ async function newPerDay(db: Db, accountId: string, timezone: string) {
 
 // the newest five as list rows, and the sent, bounced and complained of the campaigns started in the window
 function campaignsAndRates(db: Db, accountId: string) {
-  const read = Promise.all([
-    queries.campaignPage(db, accountId, undefined, 5, 0),
-    q.startedSince(db, accountId, DAYS),
-  ]).then(async ([newest, started]) => {
-    const stats = await campaignStats.of(db, accountId, [...new Set([...newest.rows.map((r) => r.id), ...started])]);
-    const sums = { sent: 0, bounces: 0, complaints: 0 };
-    for (const id of started) {
-      const s = stats.get(id) ?? campaignStats.EMPTY;
-      sums.sent += s.sent;
-      sums.bounces += s.bounces;
-      sums.complaints += s.complaints;
-    }
-    return { recent: await rows.listRows(db, accountId, newest.rows, stats), sums };
-  });
+  const read = Promise.all([queries.newest(db, accountId, undefined, 5), q.startedSince(db, accountId, DAYS)]).then(
+    async ([newest, started]) => {
+      const stats = await campaignStats.of(db, accountId, [...new Set([...newest.map((r) => r.id), ...started])]);
+      const sums = { sent: 0, bounces: 0, complaints: 0 };
+      for (const id of started) {
+        const s = stats.get(id) ?? campaignStats.EMPTY;
+        sums.sent += s.sent;
+        sums.bounces += s.bounces;
+        sums.complaints += s.complaints;
+      }
+      return { recent: await rows.listRows(db, accountId, newest, stats), sums };
+    },
+  );
   return [read.then((r) => r.recent), read.then((r) => r.sums)] as const;
-}
-
-function shiftDay(day: string, by: number): string {
-  const d = new Date(`${day}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + by);
-  return d.toISOString().slice(0, 10);
 }

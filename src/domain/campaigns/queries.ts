@@ -28,15 +28,31 @@ export async function campaignPage(
   limit: number,
   offset: number,
 ): Promise<{ rows: CampaignRow[]; total: number }> {
-  const base = db
+  const [rows, { n }] = await Promise.all([
+    newest(db, accountId, status, limit, offset),
+    ofStatus(db, accountId, status)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(n) };
+}
+
+/** The account's campaigns, newest first, without their total. */
+export function newest(db: Db, accountId: string, status: CampaignStatus | undefined, limit: number, offset = 0) {
+  return ofStatus(db, accountId, status)
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+function ofStatus(db: Db, accountId: string, status: CampaignStatus | undefined) {
+  return db
     .selectFrom('campaigns')
     .where('account_id', '=', accountId)
     .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
-  const [rows, { n }] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(n) };
 }
 
 export function updateCampaign(trx: Db, accountId: string, id: string, changes: CampaignChanges) {

@@ -28,7 +28,11 @@ export async function ofSubscriber(
   query: ActivityQuery,
 ): Promise<Page<ActivityItem>> {
   const { type, ...p } = parseInput(ActivityQuery, query);
-  if (!(await repo.exists(db, accountId, subscriberId))) throw new NotFound('Subscriber not found');
-  const items = await repo.activity(db, accountId, subscriberId, type, p);
-  return pageOf(items, p, await repo.countActivity(db, accountId, subscriberId, type));
+  // the total also says whether the subscriber is the account's; both at once (two connections on PostgreSQL)
+  const [total, items] = await Promise.all([
+    repo.countActivity(db, accountId, subscriberId, type),
+    repo.activity(db, accountId, subscriberId, type, p),
+  ]);
+  if (total === undefined) throw new NotFound('Subscriber not found');
+  return pageOf(items, p, total);
 }

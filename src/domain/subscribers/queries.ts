@@ -30,17 +30,6 @@ export function findForUpdate(db: Db, accountId: string, id: string) {
     .executeTakeFirst();
 }
 
-export async function exists(db: Db, accountId: string, id: string): Promise<boolean> {
-  return (
-    (await db
-      .selectFrom('subscribers')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst()) !== undefined
-  );
-}
-
 export function findByEmail(db: Db, accountId: string, email: string) {
   return db
     .selectFrom('subscribers')
@@ -392,14 +381,22 @@ export function activity(db: Db, accountId: string, subscriberId: string, type: 
     .execute();
 }
 
+/** How many events the subscriber's history holds; undefined when the account has no such subscriber. */
 export async function countActivity(
   db: Db,
   accountId: string,
   subscriberId: string,
   type: string | undefined,
-): Promise<number> {
-  const row = await eventsOf(db, accountId, subscriberId, type)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('subscribers')
+    .select(() =>
+      eventsOf(db, accountId, subscriberId, type)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .as('n'),
+    )
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriberId)
+    .executeTakeFirst();
+  return row && Number(row.n);
 }

@@ -331,8 +331,7 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 export async function stats(db: Db, accountId: string) {
-  const limit = await repo.subscriberLimit(db, accountId);
-  const c = await repo.countByStatus(db, accountId);
+  const [limit, c] = await Promise.all([repo.subscriberLimit(db, accountId), repo.countByStatus(db, accountId)]);
   const total = c.active + c.unsubscribed + c.bounced + c.complained;
   return {
     total,
