@@ -69,9 +69,6 @@ export interface PagePosition {
   inclusive: boolean;
 }
 
-/** The list's rows with each one's position (`position_at`), which the caller takes off. */
-export type PositionedRow = Awaited<ReturnType<typeof search>>[number];
-
 const positionAt = sql<string>`to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
 
 /** The list's filter, also the set that bulk actions change and the export reads. */

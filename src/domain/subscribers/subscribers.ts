@@ -222,7 +222,7 @@ async function pageRows(db: Db, accountId: string, q: repo.SearchInput) {
   const positions = q.where === undefined ? readCacheOf<repo.PagePosition>(db, 'page positions', POSITIONS) : undefined;
   if (!positions) return (await repo.search(db, accountId, q)).map(withoutPosition);
   const started = positions.now;
-  const list = JSON.stringify([accountId, q.status, q.group_id, q.search, q.per_page, q.withSource === true]);
+  const list = JSON.stringify([accountId, q.status, q.group_id, q.search, q.per_page]);
   const rows = await repo.search(db, accountId, {
     ...q,
     from: q.page > 1 ? positions.peek(`${list} ${q.page}`) : undefined,
