@@ -133,6 +133,17 @@ export async function recordAttempt(
   const retryIn = !r.ok && !d.is_test ? schedule[n - 1] : undefined;
   const status: DeliveryStatus = r.ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed';
   await inTransaction(db, async (trx) => {
+    // the webhook's row first, then the delivery's: the order in which deleting the webhook takes them (its
+    // row, then the cascade to its deliveries), so the two wait for each other instead of deadlocking. A test
+    // event says nothing about whether real deliveries are failing: it leaves the streak as it is.
+    const hook = await queries.noteDelivery(
+      trx,
+      d.webhook_id,
+      now,
+      r.status_code,
+      d.is_test ? undefined : r.ok ? 'ended' : 'failing',
+    );
+    if (!hook) return; // the webhook was deleted while we were posting: nothing left to log
     const delivery = await queries.updateDelivery(trx, d.id, {
       status,
       attempt_count: n,
@@ -142,7 +153,7 @@ export async function recordAttempt(
       last_status_code: r.status_code,
       delivered_at: r.ok ? now : null,
     });
-    if (!delivery) return; // the webhook was deleted while we were posting: nothing left to log
+    if (!delivery) return;
     await queries.insertAttempt(trx, {
       account_id: d.account_id,
       delivery_id: d.id,
@@ -152,15 +163,7 @@ export async function recordAttempt(
       response: r.response,
       error: r.error?.slice(0, 1000) ?? null,
     });
-    // a test event says nothing about whether real deliveries are failing
-    const hook = await queries.noteDelivery(
-      trx,
-      d.webhook_id,
-      now,
-      r.status_code,
-      d.is_test ? undefined : r.ok ? 'ended' : 'failing',
-    );
-    if (!hook || r.ok || d.is_test || !hook.enabled || !hook.failing_since) return;
+    if (r.ok || d.is_test || !hook.enabled || !hook.failing_since) return;
     if (now.getTime() - new Date(hook.failing_since).getTime() < config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000) return;
     const reason = `Deliveries failed continuously since ${new Date(hook.failing_since).toISOString()}`;
     await queries.disableWebhook(trx, hook.id, reason, now);

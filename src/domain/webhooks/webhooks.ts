@@ -9,6 +9,7 @@ import type { Db } from '../../db/client.ts';
 import type { DeliveryRow, WebhookRow } from '../../db/schema/webhooks.ts';
 import { NotFound, StateConflict, Validation } from '../errors.ts';
 import { EVENT_TYPES } from '../events/log.ts';
+import { inTransaction } from '../transaction.ts';
 import { parseInput } from '../validation.ts';
 import { sendTest } from './delivery.ts';
 import * as queries from './queries.ts';
@@ -155,9 +156,13 @@ export async function update(
   return view(row);
 }
 
-/** Deletes the webhook with its delivery log; deliveries not yet made are dropped. */
+/**
+ * Deletes the webhook with its delivery log; deliveries not yet made are dropped. In a transaction, so that a
+ * deadlock PostgreSQL ends it with (another writer holding a delivery and then asking for the webhook's row)
+ * runs it again; recording a delivery takes the two rows in the delete's order.
+ */
 export async function remove(db: Db, accountId: string, id: string): Promise<void> {
-  const row = await queries.deleteWebhook(db, accountId, id);
+  const row = await inTransaction(db, (trx) => queries.deleteWebhook(trx, accountId, id));
   if (!row) throw new NotFound(NOT_FOUND);
 }
 
