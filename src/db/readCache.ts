@@ -67,18 +67,20 @@ export class ReadCache<V extends object> {
       this.loading.clear();
       this.epoch = started;
     }
+    this.store(key, value, Date.now());
+  }
+
+  private store(key: string, value: V, at: number): void {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value: deepFreeze(value), at: Date.now() });
+    this.entries.set(key, { value: deepFreeze(value), at });
   }
 
   private async load(key: string, load: () => Promise<V | undefined>, started: number, at: number) {
     try {
       const value = await load();
       // a write that completed while we read may or may not be in `value`: keep it only if none did
-      if (value && this.clock.reliable && this.clock.now === started && this.epoch === started) {
-        if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-        this.entries.set(key, { value: deepFreeze(value), at });
-      }
+      if (value && this.clock.reliable && this.clock.now === started && this.epoch === started)
+        this.store(key, value, at);
       return value;
     } finally {
       if (this.epoch === started) this.loading.delete(key);
