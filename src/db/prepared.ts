@@ -4,11 +4,13 @@
 // machine (docs/performance.md). Only queries a module builds with `preparedQuery()` are named, so the set of
 // statements per connection stays small and fixed, and plans that depend on their parameters (LIKE
 // searches, audience queries) keep being planned per call.
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { ChangeClock } from './changeClock.ts';
 
 const names = new Map<string, string>();
+/** how many of the names are `preparedQuery()`'s (each a fixed shape, built once) */
+let preparedCount = 0;
 
 /**
  * A hot query whose shape is fixed and only its values change: `build` runs once, with placeholder values,
@@ -32,13 +34,31 @@ export function preparedQuery<P extends Record<string, string>, O>(
           );
         return key as keyof P;
       });
-      if (!names.has(compiled.sql)) names.set(compiled.sql, `mg_${names.size + 1}`);
+      if (!names.has(compiled.sql)) {
+        names.set(compiled.sql, `mg_${names.size + 1}`);
+        preparedCount++;
+      }
       shape = { compiled, order };
     }
     const { compiled, order } = shape;
     const result = await db.executeQuery<O>({ ...compiled, parameters: order.map((k) => params[k]) });
     return result.rows;
   };
+}
+
+/** at most this many raw statements are named: a text built from varying fragments must not fill the map */
+const MAX_NAMED_RAW = 32;
+
+/**
+ * A raw statement whose text never changes (its values, arrays included, are all parameters), sent named
+ * like `preparedQuery()`'s. For the send worker's ledger write, planning was a quarter of PostgreSQL's time
+ * (0.42 of 1.65 ms a statement, pg_stat_statements over a 30,000-recipient send).
+ */
+export function executeNamed<O>(db: Kysely<any>, query: RawBuilder<O>): Promise<QueryResult<O>> {
+  const compiled = query.compile(db);
+  if (!names.has(compiled.sql) && names.size < MAX_NAMED_RAW + preparedCount)
+    names.set(compiled.sql, `mg_${names.size + 1}`);
+  return db.executeQuery(compiled);
 }
 
 /**

@@ -2,6 +2,7 @@
 // workers' claims and heartbeats. Every statement works on a whole batch: never a query per recipient.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import { executeNamed } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CampaignRow, RecipientFailure } from '../../db/schema/campaigns.ts';
 import { inTransaction } from '../transaction.ts';
@@ -382,7 +383,9 @@ export async function write(
 ): Promise<{ n: number; followUps: FollowUp[]; marked: Map<number, number> }> {
   const { outcomes, marks, done } = w;
   const col = <T>(f: (o: Outcome) => T) => outcomes.map(f);
-  const r = await sql<{ n: number; follow_ups: FollowUp[] | null; marked: [number, number][] | null }>`
+  const r = await executeNamed(
+    db,
+    sql<{ n: number; follow_ups: FollowUp[] | null; marked: [number, number][] | null }>`
     with v as (
       select * from unnest(
         ${col((o) => o.id)}::bigint[], ${col((o) => o.state)}::text[], ${col((o) => (o.state === 'sent' ? o.message_id : null))}::text[],
@@ -426,7 +429,8 @@ export async function write(
       (select json_agg(json_build_object('id', id, 'account_id', account_id, 'campaign_id', campaign_id,
         'subscriber_id', subscriber_id, 'email', email, 'message_id', message_id, 'failure', failure,
         'smtp_status', smtp_status)) from upd where failure in ('bounced', 'expired')) as follow_ups,
-      (select json_agg(json_build_array(id, attempts)) from mark) as marked`.execute(db);
+      (select json_agg(json_build_array(id, attempts)) from mark) as marked`,
+  );
   const row = r.rows[0];
   const marked = new Map<number, number>();
   for (const [id, attempts] of row?.marked ?? []) marked.set(Number(id), Number(attempts));
