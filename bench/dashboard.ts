@@ -159,7 +159,7 @@ async function seed(db: Db, url: string): Promise<Seeded> {
 
 /**
  * What the triggers keep, rebuilt after a seed that ran with them off (session_replication_role = replica):
- * the subscriber counts and each subscriber's member_of (where this schema has them). The member_of
+ * the subscriber and campaign counts and each subscriber's member_of (where this schema has them). The member_of
  * rebuild updates every subscriber row, leaving a dead version of each (the table twice its size, which
  * plain VACUUM does not give back), where an installation's imports write member_of with the row: VACUUM
  * FULL compacts the table as such imports leave it.
@@ -167,9 +167,12 @@ async function seed(db: Db, url: string): Promise<Seeded> {
 export async function rebuildKept(db: Db): Promise<void> {
   const { rows } = await sql<{ name: string }>`
     select proname as name from pg_proc
-    where proname in ('subscriber_counts_rebuild', 'subscriber_member_of_rebuild')`.execute(db);
+    where proname in ('subscriber_counts_rebuild', 'subscriber_member_of_rebuild', 'campaign_counts_rebuild')`.execute(
+    db,
+  );
   const has = new Set(rows.map((r) => r.name));
   if (has.has('subscriber_counts_rebuild')) await sql`select subscriber_counts_rebuild()`.execute(db);
+  if (has.has('campaign_counts_rebuild')) await sql`select campaign_counts_rebuild()`.execute(db);
   if (has.has('subscriber_member_of_rebuild')) {
     await sql`select subscriber_member_of_rebuild()`.execute(db);
     await sql`vacuum full subscribers`.execute(db);

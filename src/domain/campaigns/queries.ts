@@ -114,28 +114,6 @@ export function findSubscriber(db: Db, accountId: string, by: { subscriber_id?: 
     .executeTakeFirst();
 }
 
-/** The ledger counts of each campaign, one aggregate over campaign_recipients. */
-export function statsRows(db: Db, accountId: string, campaignIds: string[]) {
-  return db
-    .selectFrom('campaign_recipients')
-    .select([
-      'campaign_id',
-      sql<number>`count(*)::int`.as('recipients'),
-      sql<number>`(count(*) filter (where state = 'sent'))::int`.as('sent'),
-      sql<number>`(count(*) filter (where state = 'failed'))::int`.as('failed'),
-      sql<number>`(count(*) filter (where state = 'skipped'))::int`.as('skipped'),
-      sql<number>`(count(*) filter (where state = 'interrupted'))::int`.as('interrupted'),
-      sql<number>`(count(*) filter (where state in ('queued', 'sending')))::int`.as('pending'),
-      ...engagementCounts(),
-      sql<number>`coalesce(sum(machine_opens), 0)::int`.as('machine_opens'),
-      sql<number>`(count(*) filter (where ${HUMAN_OPENED}))::int`.as('unique_human_opens'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('campaign_id', 'in', campaignIds)
-    .groupBy('campaign_id')
-    .execute();
-}
-
 /** A ledger row a person opened: an open no privacy proxy made, or a click (which a proxy does not make). */
 export const HUMAN_OPENED = sql<boolean>`(opens > machine_opens or clicked_at is not null)`;
 
@@ -143,11 +121,12 @@ export const HUMAN_OPENED = sql<boolean>`(opens > machine_opens or clicked_at is
 const OPENS = sql<number>`greatest(opens, (opened_at is not null)::int)`;
 
 /**
- * What campaign and automation stats both count off their email rows (campaign_recipients and
- * automation_emails carry the same engagement columns): opens and clicks (total and unique), unsubscribes,
- * bounces, complaints and soft bounces. A click marks the email opened without adding to its opens (the
- * pixel did not load: images off), so a row counts at least one open once opened_at is set, and totals
- * are never below their uniques.
+ * What automation stats count off their email rows (automation_emails carries the ledger's engagement
+ * columns): opens and clicks (total and unique), unsubscribes, bounces, complaints and soft bounces. A
+ * click marks the email opened without adding to its opens (the pixel did not load: images off), so a row
+ * counts at least one open once opened_at is set, and totals are never below their uniques. Campaign stats
+ * count their ledger rows the same way, kept by the database (migration 20261127_1000_campaign_counts);
+ * a test checks that the two agree.
  */
 export function engagementCounts() {
   return [

@@ -1,10 +1,12 @@
 // What the ledger says about campaigns: stats and the per-recipient list behind
-// get_campaign_subscribers. Both are read from campaign_recipients, whose rows the send workers, the
-// tracking routes, unsubscribe and bounce processing keep current — one aggregate per call, no counters.
+// get_campaign_subscribers. The ledger (campaign_recipients) is what the send workers, the tracking
+// routes, unsubscribe and bounce processing write; the stats are its counts, kept by the database in the
+// same transactions (countQueries), the list is read from it.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
 import { parseInput } from '../validation.ts';
+import * as counts from './countQueries.ts';
 import * as queries from './queries.ts';
 
 // automation stats count the same engagement columns of their own email rows
@@ -71,10 +73,10 @@ const {
 /** No engagement yet: what an automation without emails counts. */
 export const NO_ENGAGEMENT: Engagement = Object.freeze(engagement);
 
+/** Each campaign's stats, as the database keeps them (countQueries); absent for a campaign never frozen. */
 export async function of(db: Db, accountId: string, campaignIds: string[]): Promise<Map<string, Stats>> {
   if (campaignIds.length === 0) return new Map();
-  const rows = await queries.statsRows(db, accountId, campaignIds);
-  return new Map(rows.map(({ campaign_id, ...s }) => [campaign_id, { ...EMPTY, ...s }]));
+  return counts.of(db, accountId, campaignIds);
 }
 
 export const RECIPIENT_FILTERS = [
