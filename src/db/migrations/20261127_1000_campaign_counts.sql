@@ -57,6 +57,11 @@ declare
   sums text := '';
   nonzero text := '';
   add_sql text;
+  writes constant text[][] := array[
+    ['campaign_counts_insert', 'select 1 as sign, * from added'],
+    ['campaign_counts_delete', 'select -1 as sign, * from gone'],
+    ['campaign_counts_update', 'select 1 as sign, * from new_rows union all select -1 as sign, * from old_rows']
+  ];
   i int;
 begin
   for i in 1 .. array_length(counted, 1) loop
@@ -65,7 +70,7 @@ begin
     nonzero := nonzero || case when i > 1 then ' or ' else '' end || format('sum(sign * %s) <> 0', counted[i][2]);
   end loop;
 
-  -- %s: a query of (sign, ledger row...) pairs; the statement adds their sums, one row per campaign,
+  -- add_sql takes, for its %s, a query of (sign, ledger row...) pairs, and adds their sums, one row per campaign,
   -- unless nothing changed (a row marked 'sending' is still pending). The cascade of a deleted campaign
   -- (or account) deletes its ledger rows too: the exists skips those, and the campaigns trigger below
   -- drops the campaign's own rows.
@@ -74,24 +79,15 @@ begin
     group by account_id, campaign_id
     having (%s) and exists (select 1 from campaigns c where c.id = d.campaign_id)', cols, sums, nonzero);
 
-  execute format($f$
-    create function campaign_counts_insert() returns trigger language plpgsql as $b$
-    begin
-      %s;
-      return null;
-    end $b$$f$, format(add_sql, 'select 1 as sign, * from added'));
-  execute format($f$
-    create function campaign_counts_delete() returns trigger language plpgsql as $b$
-    begin
-      %s;
-      return null;
-    end $b$$f$, format(add_sql, 'select -1 as sign, * from gone'));
-  execute format($f$
-    create function campaign_counts_update() returns trigger language plpgsql as $b$
-    begin
-      %s;
-      return null;
-    end $b$$f$, format(add_sql, 'select 1 as sign, * from new_rows union all select -1 as sign, * from old_rows'));
+  -- one trigger function per kind of ledger write, each with the rows it adds (+1) and takes away (-1)
+  for i in 1 .. array_length(writes, 1) loop
+    execute format($f$
+      create function %I() returns trigger language plpgsql as $b$
+      begin
+        %s;
+        return null;
+      end $b$$f$, writes[i][1], format(add_sql, writes[i][2]));
+  end loop;
 
   -- the counts computed from the ledger itself: run here for existing data, by anyone who loaded ledger
   -- rows with triggers off (session_replication_role = replica, as the benches' seeding does), and by the
