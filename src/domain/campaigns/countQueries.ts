@@ -45,7 +45,7 @@ export async function of(db: Db, accountId: string, campaignIds: string[]): Prom
     found.set(campaign_id, counts);
     if (deltas > COMPACT_AFTER) crowded.push(campaign_id);
   }
-  if (crowded.length > 0 && !db.isTransaction) await compact(db, crowded);
+  if (crowded.length > 0 && !db.isTransaction) await compact(db, accountId, crowded);
   return found;
 }
 
@@ -54,9 +54,13 @@ export async function of(db: Db, accountId: string, campaignIds: string[]): Prom
  * deletes are those its snapshot sees, and it inserts exactly their sum. Best effort, never inside a
  * caller's transaction: a reader's stats are right either way, so a failure is left for the next read.
  */
-export async function compact(db: Db, campaignIds: string[]): Promise<void> {
+export async function compact(db: Db, accountId: string, campaignIds: string[]): Promise<void> {
   await sql`
-    with gone as (delete from campaign_counts where campaign_id = any(${campaignIds}::uuid[]) returning *)
+    with gone as (
+      delete from campaign_counts
+      where account_id = ${accountId}::uuid and campaign_id = any(${campaignIds}::uuid[])
+      returning *
+    )
     insert into campaign_counts (account_id, campaign_id, ${columns})
     select account_id, campaign_id, ${folded} from gone group by account_id, campaign_id`
     .execute(db)
