@@ -9,8 +9,6 @@ import pg from 'pg';
 import type { ChangeClock } from './changeClock.ts';
 
 const names = new Map<string, string>();
-/** how many of the names are `preparedQuery()`'s (each a fixed shape, built once) */
-let preparedCount = 0;
 
 /**
  * A hot query whose shape is fixed and only its values change: `build` runs once, with placeholder values,
@@ -34,10 +32,7 @@ export function preparedQuery<P extends Record<string, string>, O>(
           );
         return key as keyof P;
       });
-      if (!names.has(compiled.sql)) {
-        names.set(compiled.sql, `mg_${names.size + 1}`);
-        preparedCount++;
-      }
+      if (!names.has(compiled.sql)) names.set(compiled.sql, `mg_${names.size + 1}`);
       shape = { compiled, order };
     }
     const { compiled, order } = shape;
@@ -48,6 +43,7 @@ export function preparedQuery<P extends Record<string, string>, O>(
 
 /** at most this many raw statements are named: a text built from varying fragments must not fill the map */
 const MAX_NAMED_RAW = 32;
+let namedRaw = 0;
 
 /**
  * A raw statement whose text never changes (its values, arrays included, are all parameters), sent named
@@ -56,13 +52,15 @@ const MAX_NAMED_RAW = 32;
  */
 export function executeNamed<O>(db: Kysely<any>, query: RawBuilder<O>): Promise<QueryResult<O>> {
   const compiled = query.compile(db);
-  if (!names.has(compiled.sql) && names.size < MAX_NAMED_RAW + preparedCount)
+  if (!names.has(compiled.sql) && namedRaw < MAX_NAMED_RAW) {
     names.set(compiled.sql, `mg_${names.size + 1}`);
+    namedRaw++;
+  }
   return db.executeQuery(compiled);
 }
 
 /**
- * pg's Client as Kysely calls it (`query(text, values)`): names the statements `preparedQuery()` registered
+ * pg's Client as Kysely calls it (`query(text, values)`): names the statements `preparedQuery()` and `executeNamed()` registered
  * (pg sends Parse once per connection for a name, then only Bind/Execute, so PostgreSQL reuses the plan),
  * and ticks the change clock after statements that may have written. Calls in other forms (pg-boss sends
  * `{ text, values }`) pass through untouched: its tables are no cached read's business.
