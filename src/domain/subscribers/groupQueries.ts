@@ -49,14 +49,13 @@ export function names(db: Db, accountId: string, ids: string[]) {
 
 /** Group ids of this account among `ids`; callers compare to find foreign or missing ones. */
 export async function existingIds(db: Db, accountId: string, ids: string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('groups')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .execute();
-  return new Set(rows.map((r) => r.id));
+  return new Set((await existingNames(db, accountId, ids)).keys());
+}
+
+/** existingIds, with each group's name. */
+export async function existingNames(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  return new Map((await names(db, accountId, ids)).map((r) => [r.id, r.name]));
 }
 
 export interface ListInput extends Paging {

@@ -10,7 +10,7 @@ import type { SubscriberRow, SubscriberStatus } from '../../db/schema.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from '../errors.ts';
 import { recordEvent, recordEvents, type EventInput } from '../events/log.ts';
 import * as fields from './fields.ts';
-import { pageFields, pageOf, type Page } from '../paging.ts';
+import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
 import { storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
@@ -108,47 +108,77 @@ export async function create(
   source: Source = 'api',
 ): Promise<Subscriber> {
   const a = parseInput(NewSubscriber, input);
-  return withRoomForOne(db, accountId, async (trx, { count, limit }) => {
-    if (count >= limit) throw new LimitExceeded('Subscriber limit reached', { current_count: count, limit });
-    const custom_fields = await fields.coerce(trx, accountId, a.custom_fields ?? {});
-    const groupIds = await checkGroups(trx, accountId, a.group_ids ?? []);
-    const row = await repo.insert(trx, {
-      account_id: accountId,
-      email: a.email,
-      first_name: a.first_name ?? null,
-      last_name: a.last_name ?? null,
-      phone: a.phone ?? null,
-      custom_fields: JSON.stringify(dropNulls(custom_fields)),
-      source,
-    });
-    if (!row) throw new Conflict('Email already exists');
-    await recordEvent(trx, accountId, 'subscriber.created', { subscriber: publicView(row), source }, row.id);
-    await joinGroups(trx, accountId, row, groupIds);
-    return row;
+  const groupIds = uniqueIds(a.group_ids ?? []);
+  return withRoomForOne(db, accountId, groupIds, async (trx, room) => {
+    if (room.count >= room.limit)
+      throw new LimitExceeded('Subscriber limit reached', { current_count: room.count, limit: room.limit });
+    const custom_fields = fields.coerceWith(room.fieldTypes, a.custom_fields ?? {});
+    const groups = groupsOrThrow(groupIds, room.groups);
+    return insertNew(trx, accountId, { ...a, custom_fields }, groups, source);
   });
 }
 
 /**
- * Runs a use case that may add one subscriber in a transaction, after its plan-limit check. Far from the
- * limit the check shares the account row, so creates of one account run side by side (with the account row
- * locked exclusively, 50 concurrent creates queued behind each other at under 100 a second); near it, or
- * inside a caller's transaction, the check is exclusive as two creates at limit - 1 must not both get
- * through. A transaction that finds itself near the limit has written nothing yet and starts again.
+ * A new subscriber, its groups and its events (subscriber.created, then one subscriber.added_to_group per
+ * group) in three statements: the row is inserted with its groups' ids (member_of), so the memberships'
+ * trigger has nothing to write back to it, and the events go in one insert.
+ */
+async function insertNew(
+  trx: Db,
+  accountId: string,
+  a: Pick<NewSubscriber, 'email' | 'first_name' | 'last_name' | 'phone'> & {
+    status?: SubscriberStatus;
+    custom_fields: Record<string, unknown>;
+  },
+  groups: Map<string, string>,
+  source: Source,
+): Promise<Subscriber> {
+  const row = await repo.insert(trx, {
+    account_id: accountId,
+    email: a.email,
+    first_name: a.first_name ?? null,
+    last_name: a.last_name ?? null,
+    phone: a.phone ?? null,
+    ...(a.status !== undefined && {
+      status: a.status,
+      unsubscribed_at: a.status === 'unsubscribed' ? new Date() : null,
+    }),
+    custom_fields: JSON.stringify(dropNulls(a.custom_fields)),
+    source,
+    member_of: [...groups.keys()],
+  });
+  if (!row) throw new Conflict('Email already exists');
+  const added = await repo.addToGroups(trx, accountId, [row.id], [...groups.keys()]);
+  await recordEvents(trx, accountId, [
+    { type: 'subscriber.created', subscriberId: row.id, data: { subscriber: publicView(row), source } },
+    ...groupChangeEvents(row, 'subscriber.added_to_group', added, groups),
+  ]);
+  return row;
+}
+
+/**
+ * Runs a use case that may add one subscriber in a transaction, after its plan-limit check (which reads
+ * the field types and the given groups with it: repo.roomForOne). Far from the limit the check shares the
+ * account row, so creates of one account run side by side (with the account row locked exclusively, 50
+ * concurrent creates queued behind each other at under 100 a second); near it, or inside a caller's
+ * transaction, the check is exclusive as two creates at limit - 1 must not both get through. A transaction
+ * that finds itself near the limit has written nothing yet and starts again.
  */
 async function withRoomForOne<T>(
   db: Db,
   accountId: string,
-  body: (trx: Db, room: { count: number; limit: number }) => Promise<T>,
+  groupIds: string[],
+  body: (trx: Db, room: repo.RoomForOne) => Promise<T>,
 ): Promise<T> {
   if (!db.isTransaction) {
     const nearLimit = Symbol('near the limit');
     const result = await inTransaction(db, async (trx) => {
-      const room = await repo.shareAndCount(trx, accountId);
-      return room ? body(trx, room) : nearLimit;
+      const room = await repo.roomForOne(trx, accountId, groupIds, 'share');
+      return room.count + room.sessions <= room.limit ? body(trx, room) : nearLimit;
     });
     if (result !== nearLimit) return result as T;
   }
-  return inTransaction(db, async (trx) => body(trx, await repo.lockAndCount(trx, accountId)));
+  return inTransaction(db, async (trx) => body(trx, await repo.roomForOne(trx, accountId, groupIds, 'exclusive')));
 }
 
 /**
@@ -188,17 +218,19 @@ export async function list(
   const q = parseInput(ListQuery, query);
   const search = q.search === '' ? undefined : q.search;
   const filter = { status: q.status, search, group_id: q.group_id, where: options.where };
-  const read = async () => {
+  const page = { ...filter, page: q.page, per_page: q.per_page, withSource: options.withSource };
+  if (search === undefined || options.where !== undefined) {
     // two statements at once: on PostgreSQL they run on two connections (PGlite queues them anyway)
-    const [rows, total] = await Promise.all([
-      pageRows(db, accountId, { ...filter, page: q.page, per_page: q.per_page, withSource: options.withSource }),
-      search !== undefined && options.where === undefined
-        ? searchTotal(db, accountId, { status: q.status, search, group_id: q.group_id })
-        : repo.countMatching(db, accountId, filter),
-    ]);
+    const [rows, total] = await Promise.all([pageRows(db, accountId, page), repo.countMatching(db, accountId, filter)]);
+    return pageOf(rows, q, total);
+  }
+  // a search counts first: its total (kept apart, see searchTotal) says how its page is best read
+  const read = async () => {
+    const total = await searchTotal(db, accountId, { status: q.status, search, group_id: q.group_id });
+    if (offsetOf(q) >= total) return pageOf([], q, total);
+    const rows = await pageRows(db, accountId, { ...page, fewMatches: total <= repo.FEW_MATCHES });
     return pageOf(rows, q, total);
   };
-  if (search === undefined || options.where !== undefined) return read();
   const key = JSON.stringify([
     accountId,
     q.status,
@@ -276,29 +308,37 @@ export async function update(
     ? parseInput(SubscriberEdit, input)
     : parseInput(SubscriberUpdate, input);
   return inTransaction(db, async (trx) => {
-    const before = await repo.findForUpdate(trx, accountId, id);
-    if (!before) throw new NotFound('Subscriber not found');
+    const found = await repo.findForUpdateWithFieldTypes(trx, accountId, id);
+    if (!found) throw new NotFound('Subscriber not found');
+    const before = found.subscriber;
     if (u.email !== undefined && u.email !== before.email) {
       const other = await repo.findByEmail(trx, accountId, u.email);
       if (other && other.id !== before.id) throw Validation.field('email', 'Another subscriber has this email');
     }
-    const after = await applyChanges(trx, accountId, before, u);
+    const after = await applyChanges(trx, accountId, before, u, found.fieldTypes);
     if (u.group_ids !== undefined)
       await replaceGroups(trx, accountId, after, await checkGroups(trx, accountId, u.group_ids));
     return after;
   });
 }
 
-/** Writes the given fields (custom_fields merged) and the events their change implies. */
+/**
+ * Writes the given fields (custom_fields merged) and the events their change implies. `fieldTypes`, when the
+ * caller has read them, saves reading them again.
+ */
 async function applyChanges(
   trx: Db,
   accountId: string,
   before: SubscriberRow,
   u: z.output<typeof SubscriberUpdate> & { email?: string },
+  fieldTypes?: Map<string, fields.FieldType>,
 ): Promise<SubscriberRow> {
-  const merged = u.custom_fields
-    ? dropNulls({ ...before.custom_fields, ...(await fields.coerce(trx, accountId, u.custom_fields)) })
-    : undefined;
+  const coerced =
+    u.custom_fields &&
+    (fieldTypes
+      ? fields.coerceWith(fieldTypes, u.custom_fields)
+      : await fields.coerce(trx, accountId, u.custom_fields));
+  const merged = coerced ? dropNulls({ ...before.custom_fields, ...coerced }) : undefined;
   const statusChanges = u.status !== undefined && u.status !== before.status;
   const after = await repo.update(trx, accountId, before.id, {
     ...(u.email !== undefined && { email: u.email }),
@@ -365,57 +405,67 @@ export async function upsertByEmail(
   source: Source = 'mcp',
 ): Promise<{ subscriber: Subscriber; created: boolean }> {
   const a = parseInput(UpsertSubscriber, input);
-  return withRoomForOne(db, accountId, async (trx, { count, limit }) => {
+  const groupIds = uniqueIds(a.groups ?? []);
+  return withRoomForOne(db, accountId, groupIds, async (trx, room) => {
     const existing = await repo.findByEmail(trx, accountId, a.email);
-    const groupIds = await checkGroups(trx, accountId, a.groups ?? []);
+    const groups = groupsOrThrow(groupIds, room.groups);
     if (existing) {
-      const after = await applyChanges(trx, accountId, existing, {
-        first_name: a.first_name,
-        last_name: a.last_name,
-        phone: a.phone,
-        status: a.status,
-        custom_fields: a.custom_fields,
-      });
-      await joinGroups(trx, accountId, after, groupIds);
+      const after = await applyChanges(
+        trx,
+        accountId,
+        existing,
+        {
+          first_name: a.first_name,
+          last_name: a.last_name,
+          phone: a.phone,
+          status: a.status,
+          custom_fields: a.custom_fields,
+        },
+        room.fieldTypes,
+      );
+      await joinGroups(trx, accountId, after, groupIds, groups);
       return { subscriber: after, created: false };
     }
-    if (count >= limit) throw new LimitExceeded('Subscriber limit reached', { current_count: count, limit });
-    const custom_fields = await fields.coerce(trx, accountId, a.custom_fields ?? {});
-    const row = await repo.insert(trx, {
-      account_id: accountId,
-      email: a.email,
-      first_name: a.first_name ?? null,
-      last_name: a.last_name ?? null,
-      phone: a.phone ?? null,
-      status: a.status ?? 'active',
-      unsubscribed_at: a.status === 'unsubscribed' ? new Date() : null,
-      custom_fields: JSON.stringify(dropNulls(custom_fields)),
-      source,
-    });
-    if (!row) throw new Conflict('Email already exists');
-    await recordEvent(trx, accountId, 'subscriber.created', { subscriber: publicView(row), source }, row.id);
-    await joinGroups(trx, accountId, row, groupIds);
+    if (room.count >= room.limit)
+      throw new LimitExceeded('Subscriber limit reached', { current_count: room.count, limit: room.limit });
+    const custom_fields = fields.coerceWith(room.fieldTypes, a.custom_fields ?? {});
+    const row = await insertNew(trx, accountId, { ...a, status: a.status ?? 'active', custom_fields }, groups, source);
     return { subscriber: row, created: true };
   });
 }
 
 /** Validates that every id is a group of this account; a foreign id reads as missing. */
 export async function checkGroups(db: Db, accountId: string, ids: string[]): Promise<string[]> {
-  const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
-  const found = await groupRepo.existingIds(db, accountId, unique);
+  const unique = uniqueIds(ids);
+  return [...groupsOrThrow(unique, await groupRepo.existingNames(db, accountId, unique)).keys()];
+}
+
+const uniqueIds = (ids: string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
+
+/** The groups asked for (unique ids) with their names, in that order, if every one was found. */
+function groupsOrThrow(unique: string[], found: Map<string, string>): Map<string, string> {
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length > 0)
     throw new Validation(
       { group_ids: missing.map((id) => `Group not found: ${id}`) },
       `group_ids: Group not found: ${missing[0]}`,
     );
-  return unique;
+  return new Map(unique.map((id) => [id, found.get(id)!]));
 }
 
-/** Adds memberships and writes subscriber.added_to_group for each one that is new. */
-export async function joinGroups(db: Db, accountId: string, sub: SubscriberRow, groupIds: string[]): Promise<void> {
+/**
+ * Adds memberships and writes subscriber.added_to_group for each one that is new. `names`, when the caller
+ * has read them (checkGroupNames), saves reading them again.
+ */
+export async function joinGroups(
+  db: Db,
+  accountId: string,
+  sub: SubscriberRow,
+  groupIds: string[],
+  names?: Map<string, string>,
+): Promise<void> {
   const added = await repo.addToGroups(db, accountId, [sub.id], groupIds);
-  await recordGroupChanges(db, accountId, sub, 'subscriber.added_to_group', added);
+  await recordGroupChanges(db, accountId, sub, 'subscriber.added_to_group', added, names);
 }
 
 /** Leaves exactly `groupIds` (spec: group_ids replaces all current memberships). */
@@ -432,22 +482,31 @@ async function recordGroupChanges(
   sub: SubscriberRow,
   type: 'subscriber.added_to_group' | 'subscriber.removed_from_group',
   changed: { group_id: string }[],
+  known?: Map<string, string>,
 ): Promise<void> {
   if (changed.length === 0) return;
-  const names = await groupNames(
-    db,
-    accountId,
-    changed.map((c) => c.group_id),
-  );
-  await recordEvents(
-    db,
-    accountId,
-    changed.map((c) => ({
-      type,
-      subscriberId: sub.id,
-      data: { subscriber: { id: sub.id, email: sub.email }, group: { id: c.group_id, name: names.get(c.group_id) } },
-    })),
-  );
+  const names =
+    known && changed.every((c) => known.has(c.group_id))
+      ? known
+      : await groupNames(
+          db,
+          accountId,
+          changed.map((c) => c.group_id),
+        );
+  await recordEvents(db, accountId, groupChangeEvents(sub, type, changed, names));
+}
+
+function groupChangeEvents(
+  sub: SubscriberRow,
+  type: 'subscriber.added_to_group' | 'subscriber.removed_from_group',
+  changed: { group_id: string }[],
+  names: Map<string, string>,
+): EventInput[] {
+  return changed.map((c) => ({
+    type,
+    subscriberId: sub.id,
+    data: { subscriber: { id: sub.id, email: sub.email }, group: { id: c.group_id, name: names.get(c.group_id) } },
+  }));
 }
 
 async function groupNames(db: Db, accountId: string, ids: string[]): Promise<Map<string, string>> {

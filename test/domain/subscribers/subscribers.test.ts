@@ -102,7 +102,8 @@ describe('subscribers domain', () => {
       const inside = new Promise<void>((r) => (created = r));
       // what a create holds until it commits: the shared check and its row
       const slow = db.transaction().execute(async (trx) => {
-        assert.ok(await repo.shareAndCount(trx, acc));
+        const room = await repo.roomForOne(trx, acc, [], 'share');
+        assert.ok(room.count + room.sessions <= room.limit);
         await repo.insert(trx, { account_id: acc, email: 'first@example.com', custom_fields: '{}', source: 'api' });
         created();
         await held;
