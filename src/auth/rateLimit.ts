@@ -6,7 +6,9 @@ import type { DbHandle } from '../db/client.ts';
 import { addPoints } from '../domain/accounts/rateLimitQueries.ts';
 
 export type LimitStore =
-  { kind: 'memory' } | { kind: 'redis'; client: unknown } | { kind: 'postgres'; handle: Pick<DbHandle, 'executeSql'> };
+  | { kind: 'memory' }
+  | { kind: 'redis'; client: unknown }
+  | { kind: 'postgres'; handle: Pick<DbHandle, 'executeGateSql'> };
 
 /**
  * RATE_LIMIT_STORE, or by default: Redis when REDIS_URL is set, else PostgreSQL when that is the
@@ -93,7 +95,7 @@ class PostgresCounter {
   private readonly busy = new Set<string>();
 
   constructor(
-    private readonly handle: Pick<DbHandle, 'executeSql'>,
+    private readonly handle: Pick<DbHandle, 'executeGateSql'>,
     private readonly prefix: string,
     private readonly points: number,
     private readonly durationMs: number,

@@ -6,9 +6,10 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { citext } from '@electric-sql/pglite/contrib/citext';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
+import { CompiledQuery, Kysely } from 'kysely';
 import pg from 'pg';
 import { PGliteDialect, untracked } from './pgliteDialect.ts';
+import { PipelinedPostgresDialect } from './postgresDialect.ts';
 import { ChangeClock, registerClock } from './changeClock.ts';
 import { listenForChanges } from './changeListener.ts';
 import { analyzePeriodically } from './maintenance.ts';
@@ -35,6 +36,12 @@ export interface DbHandle {
    * statement run on every request; one fixed text per name).
    */
   executeSql(text: string, values?: unknown[], name?: string): Promise<{ rows: any[]; rowCount?: number }>;
+  /**
+   * executeSql for the statements that gate every request (the shared rate-limit counts): on PostgreSQL
+   * through two connections of their own, so they never queue behind the requests they let in (in the
+   * request pool's queue, 50 busy clients made each request wait for its count behind 20 other queries).
+   */
+  executeGateSql(text: string, values?: unknown[], name?: string): Promise<{ rows: any[]; rowCount?: number }>;
   close(): Promise<void>;
   /** PGlite only: the whole data directory as an uncompressed tarball (PGlite's dumpDataDir) */
   dump?(): Promise<Blob>;
@@ -94,13 +101,14 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
     const pool = new pg.Pool({ ...connection, max, types, Client: clientClass(changes) });
     // an idle client that loses its server must not crash the process; the next query reports it
     pool.on('error', () => {});
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<DB>({ dialect: new PipelinedPostgresDialect({ pool }) });
     registerClock(db, changes);
     registerNotices(db, notices);
     return { pool, db };
   };
   const { pool, db } = newPool(opts.poolSize ?? 10);
   const workers = newPool(opts.workerPoolSize ?? 4);
+  const gate = newPool(GATE_POOL_SIZE);
   const listener = listenForChanges(connection, changes, notices);
   return {
     db,
@@ -119,16 +127,21 @@ function openPostgres(url: string, opts: OpenOptions): DbHandle {
       },
       max: opts.poolSize ?? 10,
     },
-    async executeSql(text, values, name) {
-      // the config form: pg-boss's own statements neither get named nor tick the change clock
-      const r = await pool.query({ text, values: values as any[], ...(name && { name }) });
-      return { rows: r.rows, rowCount: r.rowCount ?? undefined };
-    },
+    executeSql: (text, values, name) => rawQuery(pool, text, values, name),
+    executeGateSql: (text, values, name) => rawQuery(gate.pool, text, values, name),
     async close() {
       await listener.close();
-      await Promise.all([db.destroy(), workers.db.destroy()]);
+      await Promise.all([db.destroy(), workers.db.destroy(), gate.db.destroy()]);
     },
   };
+}
+
+const GATE_POOL_SIZE = 2;
+
+async function rawQuery(pool: pg.Pool, text: string, values?: unknown[], name?: string) {
+  // the config form: pg-boss's own statements neither get named nor tick the change clock
+  const r = await pool.query({ text, values: values as any[], ...(name && { name }) });
+  return { rows: r.rows, rowCount: r.rowCount ?? undefined };
 }
 
 async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<DbHandle> {
@@ -154,19 +167,21 @@ async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<DbHandl
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, changes) });
   registerClock(db, changes);
   const stopAnalyzing = analyzePeriodically(db, changes);
+  const executeSql = async (text: string, values?: unknown[]) => {
+    const r = await db.executeQuery(untracked(CompiledQuery.raw(text, (values ?? []) as unknown[])));
+    return {
+      rows: r.rows as any[],
+      rowCount: r.numAffectedRows === undefined ? undefined : Number(r.numAffectedRows),
+    };
+  };
   return {
     db,
     workerDb: db,
     kind: 'pglite',
     changes,
     dump: () => pglite.dumpDataDir('none'),
-    async executeSql(text, values) {
-      const r = await db.executeQuery(untracked(CompiledQuery.raw(text, (values ?? []) as unknown[])));
-      return {
-        rows: r.rows as any[],
-        rowCount: r.numAffectedRows === undefined ? undefined : Number(r.numAffectedRows),
-      };
-    },
+    executeSql,
+    executeGateSql: executeSql,
     async close() {
       stopAnalyzing();
       await db.destroy();

@@ -1,5 +1,5 @@
 // SQL of the per-key request counts shared by every instance on one PostgreSQL (table rate_limits:
-// key, points used, end of the window in epoch milliseconds). Run through the handle's raw executeSql, so
+// key, points used, end of the window in epoch milliseconds). Run through the handle's raw executeGateSql, so
 // that counting a request does not tick the change clock (which would empty the read cache on every
 // request), as a named statement: it runs on every request, and is planned once per connection.
 import type { DbHandle } from '../../db/client.ts';
@@ -10,12 +10,12 @@ import type { DbHandle } from '../../db/client.ts';
  * points: the count after it, the window's end and the database's now, in epoch milliseconds.
  */
 export async function addPoints(
-  handle: Pick<DbHandle, 'executeSql'>,
+  handle: Pick<DbHandle, 'executeGateSql'>,
   key: string,
   points: number,
   durationMs: number,
 ): Promise<{ points: number; expire: number; now: number }> {
-  const { rows } = await handle.executeSql(
+  const { rows } = await handle.executeGateSql(
     `with now as (select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms)
      insert into rate_limits as r (key, points, expire) select $1, $2, ms + $3 from now
      on conflict (key) do update set
