@@ -104,8 +104,8 @@ describe('query plans at 100,000 subscribers', { skip }, async () => {
   ] as const)
     test(`search by ${what} reads subscribers through the trigram indexes`, async () => {
       const plans = await plansOf((d) => subscribers.list(d, acc, { search }));
-      // the total first; a search that matches nothing reads no page
-      assert.equal(plans.length, what === 'no match' ? 1 : 2, plans.map((p) => p.sql).join('\n'));
+      // few matches: the page and its total in one statement
+      assert.equal(plans.length, 1, plans.map((p) => p.sql).join('\n'));
       assert.deepEqual(seqScans(plans, 'subscribers'), [], plans.map((p) => p.sql).join('\n'));
       const indexes = new Set(plans.flatMap((p) => p.nodes).map((n) => n['Index Name']));
       assert.ok(

@@ -79,22 +79,58 @@ export interface SearchInput {
   withSource?: boolean;
   /** where the page starts in the list's order, when known: the page is then an index range, not a skip */
   from?: PagePosition;
-  /**
-   * The caller counted the matches and they are few (FEW_MATCHES): the page is then read from the matches
-   * alone (the search's trigram indexes) and sorted, never by walking the list's order to find them.
-   */
-  fewMatches?: boolean;
 }
 
 /**
- * Up to this many matches, a page of a search is sorted out of the matches themselves. Why the planner
- * cannot be left to choose: it guesses a word's matches from statistics, and a guess of 1,200 for a
- * surname 40 subscribers have made it walk the whole created_at index of an account of 20,000, filtering
- * each row (12 ms), where reading the 40 from the trigram indexes and sorting them takes 0.3 ms. Sorting
+ * Up to this many matches, a search's page is sorted out of the matches themselves (fewMatchesPage). Why the
+ * planner cannot be left to choose: it guesses a word's matches from statistics, and a guess of 1,200 for a
+ * surname 47 subscribers have made it walk the whole created_at index of an account of 20,000, filtering
+ * each row (12 ms), where reading the 47 from the trigram indexes and sorting them takes 0.8 ms. Sorting
  * 1,000 matches costs about what walking an account of 1,000,000 for a page of 25 among 1,000 does; above
  * it the planner's choice stands (a word that many subscribers share is found early in the walk).
  */
 export const FEW_MATCHES = 1000;
+
+/**
+ * A search's page and its exact total in one statement, if it matches at most FEW_MATCHES rows (else
+ * undefined). The matches are read as a whole (OFFSET 0 keeps that subquery apart, so neither the order nor
+ * the limit reaches into how it finds them: the trigram indexes), at most FEW_MATCHES + 1 of them, then
+ * counted by a window and sorted. `total` is undefined when the page lies past the last match.
+ */
+export async function fewMatchesPage(
+  db: Db,
+  accountId: string,
+  q: SearchInput,
+): Promise<{ rows: SearchRow[]; total: number | undefined } | undefined> {
+  const matches = filtered(db, accountId, q)
+    .select(LIST_COLUMNS)
+    .select(positionAt.as('position_at'))
+    .$if(q.withSource === true, (qb) => qb.select('s.source'))
+    .offset(0);
+  const some = db
+    .selectFrom(matches.as('m'))
+    .selectAll('m')
+    .limit(FEW_MATCHES + 1);
+  const rows = await db
+    .selectFrom(some.as('f'))
+    .selectAll('f')
+    .select(sql<string>`count(*) over ()`.as('matched'))
+    .orderBy('f.created_at', 'desc')
+    .orderBy('f.id', 'desc')
+    .limit(q.per_page)
+    .offset(offsetOf(q))
+    .execute();
+  const matched = rows[0] === undefined ? undefined : Number(rows[0].matched);
+  if (matched !== undefined && matched > FEW_MATCHES) return undefined;
+  return {
+    // the row type does not survive two levels of subqueries: these are the list's columns and position
+    rows: rows.map(({ matched: _m, ...row }) => row as SearchRow),
+    total: matched ?? (offsetOf(q) === 0 ? 0 : undefined),
+  };
+}
+
+const LIST_COLUMNS = ['s.id', 's.email', 's.first_name', 's.last_name', 's.status', 's.created_at'] as const;
+export type SearchRow = Awaited<ReturnType<typeof search>>[number];
 
 /**
  * A place in the list's order (created_at desc, id desc): a row's exact created_at (microseconds, UTC, as
@@ -164,23 +200,7 @@ function searchWords(search: string): string[] {
 
 export function search(db: Db, accountId: string, q: SearchInput) {
   const offset = offsetOf(q);
-  const columns = ['s.id', 's.email', 's.first_name', 's.last_name', 's.status', 's.created_at'] as const;
-  if (q.fewMatches) {
-    // OFFSET 0 keeps the subquery apart, so the order and the limit cannot reach into how it finds its rows
-    const matches = filtered(db, accountId, q)
-      .select(columns)
-      .select(positionAt.as('position_at'))
-      .$if(q.withSource === true, (qb) => qb.select('s.source'))
-      .offset(0);
-    return db
-      .selectFrom(matches.as('m'))
-      .selectAll('m')
-      .orderBy('m.created_at', 'desc')
-      .orderBy('m.id', 'desc')
-      .limit(q.per_page)
-      .offset(offset)
-      .execute();
-  }
+  const columns = LIST_COLUMNS;
   const from = q.from;
   if (offset === 0 || from)
     // a known start is a range of the index (account_id, created_at desc, id desc), at any depth

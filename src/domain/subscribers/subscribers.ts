@@ -10,7 +10,7 @@ import type { SubscriberRow, SubscriberStatus } from '../../db/schema.ts';
 import { Conflict, LimitExceeded, NotFound, Validation } from '../errors.ts';
 import { recordEvent, recordEvents, type EventInput } from '../events/log.ts';
 import * as fields from './fields.ts';
-import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
+import { pageFields, pageOf, type Page } from '../paging.ts';
 import { storableString } from '../storable.ts';
 import { parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
@@ -224,11 +224,12 @@ export async function list(
     const [rows, total] = await Promise.all([pageRows(db, accountId, page), repo.countMatching(db, accountId, filter)]);
     return pageOf(rows, q, total);
   }
-  // a search counts first: its total (kept apart, see searchTotal) says how its page is best read
+  // a search that matches few subscribers reads its page and total in one statement; else both at once
   const read = async () => {
-    const total = await searchTotal(db, accountId, { status: q.status, search, group_id: q.group_id });
-    if (offsetOf(q) >= total) return pageOf([], q, total);
-    const rows = await pageRows(db, accountId, { ...page, fewMatches: total <= repo.FEW_MATCHES });
+    const totalOf = () => searchTotal(db, accountId, { status: q.status, search, group_id: q.group_id });
+    const few = await repo.fewMatchesPage(db, accountId, page);
+    if (few) return pageOf(few.rows.map(withoutPosition), q, few.total ?? (await totalOf()));
+    const [rows, total] = await Promise.all([pageRows(db, accountId, page), totalOf()]);
     return pageOf(rows, q, total);
   };
   const key = JSON.stringify([

@@ -296,6 +296,34 @@ describe('subscribers domain', () => {
     assert.equal((await search({ group_id: group })).total, 0);
   });
 
+  test('a search pages the same whether its matches are few (sorted out of them) or many (the list walked), to the exact total', async () => {
+    const acc = await newAccount(10_000);
+    // more matches than FEW_MATCHES for "crowd", three for "rare", in an order only created_at and id give
+    const many = repo.FEW_MATCHES + 30;
+    await sql`
+      insert into subscribers (account_id, email, first_name, created_at)
+      select ${acc}::uuid, 'm' || g || '@crowd.test', case when g % 500 = 7 then 'Rare' else null end,
+             timestamptz '2026-01-01 00:00:00+00' + (g / 3) * interval '1 second'
+      from generate_series(1, ${many}::int) g`.execute(db);
+    for (const word of ['crowd', 'rare']) {
+      const expected = (
+        await sql<{ email: string }>`select email from subscribers where account_id = ${acc}
+          and (lower(email) like ${`%${word}%`} or lower(first_name) like ${`%${word}%`})
+          order by created_at desc, id desc`.execute(db)
+      ).rows.map((r) => r.email);
+      const walked: string[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const got = await subscribers.list(db, acc, { search: word, per_page: 100, page });
+        assert.equal(got.total, expected.length, `${word}: the exact total on page ${page}`);
+        walked.push(...got.items.map((r) => r.email));
+      }
+      assert.deepEqual(walked, expected.slice(0, 300), word);
+      const last = Math.ceil(expected.length / 100);
+      const past = await subscribers.list(db, acc, { search: word, per_page: 100, page: last + 1 });
+      assert.deepEqual([past.items, past.total], [[], expected.length], `${word}: past the last page`);
+    }
+  });
+
   test('stats: usage_percentage is the rounded integer share of the limit; complained counts in total only', async () => {
     const acc = await newAccount(7);
     for (const email of ['a@x.io', 'b@x.io', 'c@x.io']) await subscribers.create(db, acc, { email });
