@@ -225,11 +225,19 @@ export async function list(
     return pageOf(rows, q, total);
   }
   // a search that matches few subscribers reads its page and total in one statement; else both at once
+  const breadthKey = JSON.stringify([accountId, q.status, q.group_id, search]);
   const read = async () => {
     const totalOf = () => searchTotal(db, accountId, { status: q.status, search, group_id: q.group_id });
-    const few = await repo.fewMatchesPage(db, accountId, page);
-    if (few) return pageOf(few.rows.map(withoutPosition), q, few.total ?? (await totalOf()));
+    if (!((searchBreadth.get(breadthKey) ?? 0) > repo.FEW_MATCHES)) {
+      const few = await repo.fewMatchesPage(db, accountId, page);
+      if (few) {
+        const total = few.total ?? (await totalOf());
+        rememberBreadth(breadthKey, total);
+        return pageOf(few.rows.map(withoutPosition), q, total);
+      }
+    }
     const [rows, total] = await Promise.all([pageRows(db, accountId, page), totalOf()]);
+    rememberBreadth(breadthKey, total);
     return pageOf(rows, q, total);
   };
   const key = JSON.stringify([
@@ -242,6 +250,22 @@ export async function list(
     options.withSource === true,
   ]);
   return cachedRead(db, 'search pages', key, read, { maxEntries: 200 });
+}
+
+/**
+ * How many subscribers each recent search matched when last read, whatever was written since: only a hint
+ * of which way to read its next page. A search known to match many goes straight to its page and total at
+ * once, without first trying to read its matches whole (fewMatchesPage), which for a word 2,001 of 1,000,000
+ * subscribers share cost as much again (a cold one-word search 16.7 → 26.3 ms p50). A hint gone wrong (the
+ * many were deleted) costs one walk, whose total corrects it.
+ */
+const searchBreadth = new Map<string, number>();
+const BREADTHS_KEPT = 1000;
+
+function rememberBreadth(key: string, total: number): void {
+  searchBreadth.delete(key);
+  searchBreadth.set(key, total);
+  if (searchBreadth.size > BREADTHS_KEPT) searchBreadth.delete(searchBreadth.keys().next().value!);
 }
 
 /**
