@@ -1,7 +1,7 @@
 // SQL for the subscribers table, its memberships, notes and activity: one function per query, accountId
 // always. Custom-field definitions are in fieldQueries.ts, groups in groupQueries.ts, and what forget
 // erases and the suppression list it leaves in forgetQueries.ts.
-import { sql, type Expression, type ExpressionBuilder, type SqlBool, type Updateable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, type Updateable } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Db } from '../../db/client.ts';
 import type { DB, NewSubscriberRow, SubscribersTable, SubscriberStatus } from '../../db/schema.ts';
@@ -31,6 +31,11 @@ export function findForUpdate(db: Db, accountId: string, id: string) {
     .executeTakeFirst();
 }
 
+/** The account's custom field types as [key, type] pairs, a subquery for a statement that reads them on the way. */
+const fieldTypesOf = (account: RawBuilder<unknown>) =>
+  sql<[string, FieldType][]>`(select coalesce(json_agg(json_build_array(f.key, f.type)), '[]') from fields f
+    where f.account_id = ${account})`;
+
 /**
  * findForUpdate with the account's custom field types, which an update coerces its custom_fields with:
  * one round trip for both.
@@ -39,10 +44,7 @@ export async function findForUpdateWithFieldTypes(db: Db, accountId: string, id:
   const row = await db
     .selectFrom('subscribers')
     .selectAll()
-    .select(
-      sql<[string, FieldType][]>`(select coalesce(json_agg(json_build_array(f.key, f.type)), '[]') from fields f
-        where f.account_id = ${accountId}::uuid)`.as('field_types'),
-    )
+    .select(fieldTypesOf(sql`${accountId}::uuid`).as('field_types'))
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .forUpdate()
@@ -313,8 +315,7 @@ export async function roomForOne(
     select a.subscriber_limit, current_setting('max_connections')::int as sessions,
       (select coalesce(sum(c.n), 0)::int8 from subscriber_counts c
         where c.account_id = a.id and c.group_id is null) as count,
-      (select coalesce(json_agg(json_build_array(f.key, f.type)), '[]') from fields f
-        where f.account_id = a.id) as field_types,
+      ${fieldTypesOf(sql`a.id`)} as field_types,
       (select coalesce(json_agg(json_build_array(g.id, g.name)), '[]') from groups g
         where g.account_id = a.id and g.id = any(${groupIds}::uuid[])) as groups
     from accounts a where a.id = ${accountId}::uuid
