@@ -35,6 +35,9 @@ describe('dashboard subscriber edit', () => {
       d.groups.map((g: any) => g.name),
       ['VIP'],
     );
+    // the database's copy of the group ids and the session's own account stay out of what the page gets
+    for (const body of [sub, d, (await client.get(`/subscribers/${sub.id}`)).body.data])
+      assert.deepEqual([body.member_of, body.account_id], [undefined, undefined]);
 
     const act = await client.get(`/subscribers/${sub.id}/activity?per_page=50`);
     assert.equal(act.status, 200);

@@ -41,11 +41,11 @@ export async function subscriberRoutes(app: FastifyInstance) {
       parse(subscribers.NewSubscriber, req.body),
       'dashboard',
     );
-    return reply.code(201).send(ok(sub));
+    return reply.code(201).send(ok(shown(sub)));
   });
 
   app.get('/subscribers/:id', async (req) =>
-    ok(await subscribers.getFull(app.db, req.member.accountId, { id: pathId(req.params, NOT_FOUND) })),
+    ok(shown(await subscribers.getFull(app.db, req.member.accountId, { id: pathId(req.params, NOT_FOUND) }))),
   );
 
   // the REST update with the address editable too; every field, custom field and membership in one transaction
@@ -53,7 +53,7 @@ export async function subscriberRoutes(app: FastifyInstance) {
     const id = pathId(req.params, NOT_FOUND);
     const edit = parse(subscribers.SubscriberEdit, req.body);
     await subscribers.update(app.db, req.member.accountId, id, edit, { allowEmail: true });
-    return ok(await subscribers.getFull(app.db, req.member.accountId, { id }));
+    return ok(shown(await subscribers.getFull(app.db, req.member.accountId, { id })));
   });
 
   app.delete('/subscribers/:id', { config: { permission: 'edit' } }, async (req) => {
@@ -76,4 +76,14 @@ export async function subscriberRoutes(app: FastifyInstance) {
     );
     return reply.code(201).send(ok(note));
   });
+}
+
+/**
+ * A subscriber as the dashboard shows it: its row without the account (the session's own) and without
+ * member_of, the database's copy of its group ids for the audience's reads, which may still name deleted
+ * groups (the groups the page shows come with the subscriber).
+ */
+function shown<S extends { account_id: string; member_of: string[] }>(s: S): Omit<S, 'account_id' | 'member_of'> {
+  const { account_id: _a, member_of: _m, ...rest } = s;
+  return rest;
 }
