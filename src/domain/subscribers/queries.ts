@@ -279,6 +279,8 @@ export async function subscriberLimit(db: Db, accountId: string): Promise<number
 /** What adding one subscriber reads before it writes (roomForOne). */
 export interface RoomForOne {
   count: number;
+  /** the kept count's rows summed for `count` (countQueries.compactIfLong) */
+  deltas: number;
   limit: number;
   /** PostgreSQL's max_connections: at most this many creates can be uncommitted at once */
   sessions: number;
@@ -309,21 +311,24 @@ export async function roomForOne(
     subscriber_limit: number;
     sessions: number;
     count: number;
+    deltas: number;
     field_types: [string, FieldType][];
     groups: [string, string][];
   }>`
-    select a.subscriber_limit, current_setting('max_connections')::int as sessions,
-      (select coalesce(sum(c.n), 0)::int8 from subscriber_counts c
-        where c.account_id = a.id and c.group_id is null) as count,
+    select a.subscriber_limit, current_setting('max_connections')::int as sessions, k.count, k.deltas,
       ${fieldTypesOf(sql`a.id`)} as field_types,
       (select coalesce(json_agg(json_build_array(g.id, g.name)), '[]') from groups g
         where g.account_id = a.id and g.id = any(${groupIds}::uuid[])) as groups
-    from accounts a where a.id = ${accountId}::uuid
+    from accounts a
+    cross join lateral (select coalesce(sum(c.n), 0)::int8 as count, count(*)::int as deltas
+      from subscriber_counts c where c.account_id = a.id and c.group_id is null) k
+    where a.id = ${accountId}::uuid
     ${lock === 'share' ? sql`for key share of a` : sql``}`.execute(db);
   const account = rows[0];
   if (!account) throw new Error(`account ${accountId} not found`);
   return {
     count: Number(account.count),
+    deltas: Number(account.deltas),
     limit: account.subscriber_limit,
     sessions: account.sessions,
     fieldTypes: new Map(account.field_types),

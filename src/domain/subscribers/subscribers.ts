@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import * as groupRepo from './groupQueries.ts';
+import * as counts from './countQueries.ts';
 import * as repo from './queries.ts';
 import { cachedRead, readCacheOf } from '../../db/readCache.ts';
 import type { SubscriberRow, SubscriberStatus } from '../../db/schema.ts';
@@ -170,16 +171,24 @@ async function withRoomForOne<T>(
   groupIds: string[],
   body: (trx: Db, room: repo.RoomForOne) => Promise<T>,
 ): Promise<T> {
-  if (!db.isTransaction) {
-    const nearLimit = Symbol('near the limit');
-    const result = await inTransaction(db, async (trx) => {
-      const room = await repo.roomForOne(trx, accountId, groupIds, 'share');
+  let deltas = 0;
+  const checked = async (trx: Db, lock: 'share' | 'exclusive') => {
+    const room = await repo.roomForOne(trx, accountId, groupIds, lock);
+    deltas = room.deltas;
+    return room;
+  };
+  let result: T | typeof nearLimit = nearLimit;
+  if (!db.isTransaction)
+    result = await inTransaction(db, async (trx) => {
+      const room = await checked(trx, 'share');
       return room.count + room.sessions <= room.limit ? body(trx, room) : nearLimit;
     });
-    if (result !== nearLimit) return result as T;
-  }
-  return inTransaction(db, async (trx) => body(trx, await repo.roomForOne(trx, accountId, groupIds, 'exclusive')));
+  if (result === nearLimit) result = await inTransaction(db, async (trx) => body(trx, await checked(trx, 'exclusive')));
+  await counts.compactIfLong(db, accountId, deltas);
+  return result;
 }
+
+const nearLimit = Symbol('near the limit');
 
 /**
  * One subscriber with groups and notes. Outside a transaction it is served from a read cache that any

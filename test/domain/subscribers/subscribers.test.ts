@@ -296,6 +296,15 @@ describe('subscribers domain', () => {
     assert.equal((await search({ group_id: group })).total, 0);
   });
 
+  test('creates that nobody counts during fold the kept count as they go: its rows stay few, the count exact', async () => {
+    const acc = await newAccount(10_000);
+    for (let i = 0; i < 300; i++) await subscribers.create(db, acc, { email: `burst${i}@example.com` });
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from subscriber_counts
+      where account_id = ${acc} and group_id is null`.execute(db);
+    assert.ok(rows[0]!.n <= 257, `${rows[0]!.n} rows of the account's kept count`);
+    assert.equal((await subscribers.stats(db, acc)).total, 300);
+  });
+
   test('a search pages the same whether its matches are few (sorted out of them) or many (the list walked), to the exact total', async () => {
     const acc = await newAccount(10_000);
     // more matches than FEW_MATCHES for "crowd", three for "rare", in an order only created_at and id give
