@@ -202,12 +202,11 @@ function searchWords(search: string): string[] {
 
 export function search(db: Db, accountId: string, q: SearchInput) {
   const offset = offsetOf(q);
-  const columns = LIST_COLUMNS;
   const from = q.from;
   if (offset === 0 || from)
     // a known start is a range of the index (account_id, created_at desc, id desc), at any depth
     return filtered(db, accountId, q)
-      .select(columns)
+      .select(LIST_COLUMNS)
       .select(positionAt.as('position_at'))
       .$if(q.withSource === true, (qb) => qb.select('s.source'))
       .$if(from !== undefined, (qb) =>
@@ -232,7 +231,7 @@ export function search(db: Db, accountId: string, q: SearchInput) {
   return db
     .selectFrom(page.as('p'))
     .innerJoin('subscribers as s', 's.id', 'p.id')
-    .select(columns)
+    .select(LIST_COLUMNS)
     .select(positionAt.as('position_at'))
     .$if(q.withSource === true, (qb) => qb.select('s.source'))
     .where('s.account_id', '=', accountId)
