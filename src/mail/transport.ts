@@ -1,28 +1,23 @@
-// How a rendered message leaves: pooled SMTP (SMTP_URL, optional DKIM; smtpPool.ts, messages composed by
-// mime.ts) or, without SMTP_URL, the outbox table.
+// How a rendered message leaves: pooled SMTP (SMTP_URL, optional DKIM; smtpSender.ts, in a thread of its
+// own: smtpThreadClient.ts) or, without SMTP_URL, the outbox table.
 // Callers get a typed result: delivered (with message id), or failed as transient (4xx, connection) or
 // permanent (5xx), which decides between retry and `failed`.
 import { randomUUID } from 'node:crypto';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { composeMessage, type MimeMessage } from './mime.ts';
-import { SmtpPool } from './smtpPool.ts';
+import type { OutgoingMessage, SendResult } from './outgoing.ts';
+import { smtpSettings } from './smtpSender.ts';
+import { SmtpThreadClient } from './smtpThreadClient.ts';
 
-export interface OutgoingMessage extends Omit<MimeMessage, 'messageId' | 'date'> {
-  accountId: string | null;
-  /** without angle brackets; generated when absent */
-  messageId?: string;
-}
-
-export type SendResult =
-  { ok: true; messageId: string; response?: string } | { ok: false; permanent: boolean; code?: number; error: string };
+export type { OutgoingMessage, SendResult };
 
 export interface MailTransport {
   readonly kind: 'smtp' | 'outbox';
   send(msg: OutgoingMessage): Promise<SendResult>;
   /** many messages in one go where the transport can (the outbox: one INSERT per batch, not per message) */
   sendMany?(msgs: OutgoingMessage[]): Promise<SendResult[]>;
+  /** a process that sends campaigns gets ready at start (the SMTP thread), not with its first message */
+  warm?(): void;
   close(): Promise<void>;
 }
 
@@ -38,69 +33,13 @@ export function createTransport(config: Config, db: Db): MailTransport {
 }
 
 function smtpTransport(config: Config): MailTransport {
-  const dkim =
-    config.DKIM_DOMAIN && config.DKIM_SELECTOR && config.DKIM_PRIVATE_KEY
-      ? {
-          domainName: config.DKIM_DOMAIN,
-          keySelector: config.DKIM_SELECTOR,
-          privateKey: config.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n'),
-        }
-      : undefined;
-  const url = new URL(config.SMTP_URL!);
-  // SEND_CONCURRENCY connections, each reused for every message (reconnecting per message halves throughput)
-  const pool = new SmtpPool({
-    maxConnections: Math.max(1, config.SEND_CONCURRENCY),
-    host: url.hostname,
-    port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 587)),
-    secure: url.protocol === 'smtps:',
-    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
-    tls: { rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false' },
-    ignoreTLS: url.searchParams.get('starttls') === 'false',
-    dkim,
-  });
+  const thread = new SmtpThreadClient(smtpSettings(config));
   return {
     kind: 'smtp',
-    async send(msg) {
-      const messageId = msg.messageId ?? newMessageId(config);
-      try {
-        // composed in one pass (mime.ts); what it leaves alone (unusual addresses) nodemailer composes
-        const composed = composeMessage({ ...msg, messageId }) ?? (await composeWithNodemailer(msg, messageId));
-        const response = await pool.send(composed.envelope, composed.raw);
-        return { ok: true, messageId, response };
-      } catch (err: any) {
-        const code: number | undefined = err.responseCode;
-        // 5xx is the server's final no; anything else (4xx, refused, timeout) may work later
-        return {
-          ok: false,
-          permanent: code !== undefined && code >= 500,
-          code,
-          error: String(err.response ?? err.message),
-        };
-      }
-    },
-    async close() {
-      pool.close();
-    },
+    send: (msg) => thread.send({ ...msg, messageId: msg.messageId ?? newMessageId(config) }),
+    warm: () => thread.warm(),
+    close: () => thread.close(),
   };
-}
-
-/** nodemailer's own composition, for the messages mime.ts does not take (IDN / SMTPUTF8 addresses, …). */
-async function composeWithNodemailer(
-  msg: OutgoingMessage,
-  messageId: string,
-): Promise<{ raw: Buffer; envelope: { from: string; to: string[] } }> {
-  const node = new MailComposer({
-    from: msg.from,
-    to: msg.to,
-    subject: msg.subject,
-    html: msg.html,
-    text: msg.text,
-    replyTo: msg.replyTo,
-    headers: msg.headers,
-    messageId: `<${messageId}>`,
-  }).compile();
-  const envelope = node.getEnvelope();
-  return { raw: await node.build(), envelope: { from: envelope.from || '', to: envelope.to } };
 }
 
 function outboxTransport(config: Config, db: Db): MailTransport {

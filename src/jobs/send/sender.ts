@@ -81,6 +81,7 @@ export class Sender {
 
   async start(): Promise<() => void> {
     const { db, config, handle, log } = this.ctx;
+    this.transport.warm?.();
     // PGlite allows one process per data dir: whatever is still 'sending' now was cut off by a crash
     const n = await sending.keepAlive(db, this.me, {
       leaseMs: config.SEND_LEASE_MS,

@@ -1,0 +1,5 @@
+// Entry of the SMTP thread. JavaScript because Node 20 does not give a worker thread the TypeScript loader
+// the process started with (Node 22 does); tsImport loads the TypeScript body on both.
+import { tsImport } from 'tsx/esm/api';
+
+await tsImport('./smtpThread.ts', import.meta.url);
