@@ -53,6 +53,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     healthOnly: config.MAILGROVE_ROLE === 'worker',
   });
   queue.onError = (err) => app.log.error({ err }, 'job queue error');
+  transport.onError = (err) => app.log.error({ err }, 'mail transport error');
   let url = '';
   if (opts.listen !== false) {
     url = await app.listen({ host: config.HOST, port: config.PORT });

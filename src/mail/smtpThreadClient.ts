@@ -17,6 +17,8 @@ export class SmtpThreadClient {
   private pending = new Map<number, (r: SendResult) => void>();
   private nextId = 0;
   private closed = false;
+  /** told when the thread stops unasked (its pending messages have failed as transient) */
+  onError?: (err: Error) => void;
 
   constructor(private readonly settings: SmtpSettings) {}
 
@@ -64,7 +66,9 @@ export class SmtpThreadClient {
       done?.(result);
     });
     const fail = (why: string) => {
-      if (this.worker === worker) this.worker = undefined; // the next send starts a new thread
+      if (this.worker !== worker) return; // told already (an error is followed by its exit)
+      this.worker = undefined; // the next send starts a new thread
+      if (!this.closed) this.onError?.(new Error(`The SMTP thread stopped: ${why}`));
       // sent or not, nobody can tell: transient, so the message is retried (or counted interrupted)
       for (const done of pending.values())
         done({ ok: false, permanent: false, error: `The SMTP thread stopped: ${why}` });

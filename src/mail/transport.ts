@@ -18,6 +18,8 @@ export interface MailTransport {
   sendMany?(msgs: OutgoingMessage[]): Promise<SendResult[]>;
   /** a process that sends campaigns gets ready at start (the SMTP thread), not with its first message */
   warm?(): void;
+  /** told when the transport's machinery fails outside any one message (the SMTP thread stopped) */
+  onError?: (err: Error) => void;
   close(): Promise<void>;
 }
 
@@ -34,12 +36,14 @@ export function createTransport(config: Config, db: Db): MailTransport {
 
 function smtpTransport(config: Config): MailTransport {
   const thread = new SmtpThreadClient(smtpSettings(config));
-  return {
+  const transport: MailTransport = {
     kind: 'smtp',
     send: (msg) => thread.send({ ...msg, messageId: msg.messageId ?? newMessageId(config) }),
     warm: () => thread.warm(),
     close: () => thread.close(),
   };
+  thread.onError = (err) => transport.onError?.(err);
+  return transport;
 }
 
 function outboxTransport(config: Config, db: Db): MailTransport {

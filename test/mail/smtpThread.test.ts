@@ -1,6 +1,7 @@
 // The SMTP thread (mail/smtpThreadClient.ts): replies come back to the message they answer, however many
 // are in flight; a thread that dies fails its pending messages as transient (retried, never lost) and
-// the next message starts a new thread; after close, sends fail without hanging.
+// the next message starts a new thread (and the owner is told, to log it); after close, sends fail
+// without hanging.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
@@ -46,6 +47,8 @@ test('60 messages at once over 3 connections: each gets its own reply', async ()
 
 test('a thread that dies mid-send: its messages fail as transient, the next one goes through a new thread', async () => {
   const client = new SmtpThreadClient(settings);
+  const told: string[] = [];
+  client.onError = (err) => told.push(err.message);
   try {
     sink.setDelay(1000);
     const inFlight = client.send(msg('slow@thread.test'));
@@ -55,6 +58,8 @@ test('a thread that dies mid-send: its messages fail as transient, the next one 
     assert.equal(cut.ok, false);
     assert.equal(!cut.ok && cut.permanent, false);
     assert.match(!cut.ok ? cut.error : '', /SMTP thread stopped/);
+    assert.equal(told.length, 1, 'the owner is told once (the log line in main.ts)');
+    assert.match(told[0]!, /SMTP thread stopped/);
     sink.setDelay(0);
     const next = await client.send(msg('after@thread.test'));
     assert.equal(next.ok, true, JSON.stringify(next));
@@ -67,6 +72,7 @@ test('a thread that dies mid-send: its messages fail as transient, the next one 
 
 test('after close, a send fails at once as transient', async () => {
   const client = new SmtpThreadClient(settings);
+  client.onError = (err) => assert.fail(`a thread closed on purpose is not an error: ${err.message}`);
   assert.equal((await client.send(msg('before-close@thread.test'))).ok, true);
   await client.close();
   const res = await client.send(msg('after-close@thread.test'));
