@@ -3,7 +3,7 @@
 // or its entry ages out.
 import type { Db } from '../db/client.ts';
 import * as apiKeys from '../domain/accounts/apiKeys.ts';
-import { cacheFor } from '../domain/accounts/keyCache.ts';
+import { cacheFor, denyEverywhere } from '../domain/accounts/keyCache.ts';
 
 export type { KeyContext, AuthFailure } from '../domain/accounts/apiKeys.ts';
 
@@ -47,4 +47,9 @@ export async function authenticateHeader(
   cache.store(hash, found.ctx, found.expiresAt);
   lastTouch.set(found.ctx.keyId, Date.now());
   return found.ctx;
+}
+
+/** A key found revoked after the cache served it (the rate-limit statement reads it): not served again. */
+export function forgetRevokedKey(keyId: string): void {
+  denyEverywhere(keyId);
 }

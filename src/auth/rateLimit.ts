@@ -34,6 +34,8 @@ export interface LimitResult {
   /** whole seconds until a request is allowed again (at least 1 when refused) */
   retryAfter: number;
   resetSeconds: number;
+  /** the API key named to consume() is revoked (known only to the PostgreSQL store, which reads it) */
+  revoked?: boolean;
 }
 
 export class KeyRateLimiter {
@@ -52,10 +54,11 @@ export class KeyRateLimiter {
           : new RateLimiterMemory(opts);
   }
 
-  async consume(key: string): Promise<LimitResult> {
+  /** `apiKeyId`: the key is an API key's id, whose revocation the PostgreSQL store reads along */
+  async consume(key: string, apiKeyId?: string): Promise<LimitResult> {
     if (this.limiter instanceof PostgresCounter) {
-      const r = await this.limiter.consume(key);
-      return this.result(r.remainingPoints >= 0, r);
+      const r = await this.limiter.consume(key, apiKeyId ?? null);
+      return { ...this.result(r.remainingPoints >= 0, r), revoked: r.revoked };
     }
     try {
       const r = await this.limiter.consume(key);
@@ -87,8 +90,8 @@ export class KeyRateLimiter {
  * in arrival order, and each is allowed when its number is within the limit. Refused requests count, as
  * in rate-limiter-flexible's stores.
  */
-type Counted = { remainingPoints: number; msBeforeNext: number };
-type Waiter = { resolve(r: Counted): void; reject(err: unknown): void };
+type Counted = { remainingPoints: number; msBeforeNext: number; revoked: boolean };
+type Waiter = { resolve(r: Counted): void; reject(err: unknown): void; apiKeyId: string | null };
 
 class PostgresCounter {
   private readonly pending = new Map<string, Waiter[]>();
@@ -102,12 +105,12 @@ class PostgresCounter {
   ) {}
 
   /** remainingPoints < 0: refused */
-  consume(key: string): Promise<Counted> {
+  consume(key: string, apiKeyId: string | null): Promise<Counted> {
     const k = `${this.prefix}:${key}`;
     return new Promise((resolve, reject) => {
       const waiting = this.pending.get(k);
-      if (waiting) waiting.push({ resolve, reject });
-      else this.pending.set(k, [{ resolve, reject }]);
+      if (waiting) waiting.push({ resolve, reject, apiKeyId });
+      else this.pending.set(k, [{ resolve, reject, apiKeyId }]);
       if (!this.busy.has(k)) void this.flush(k);
     });
   }
@@ -118,7 +121,8 @@ class PostgresCounter {
       for (let batch = this.take(k); batch.length > 0; batch = this.take(k)) {
         let r: Awaited<ReturnType<typeof addPoints>>;
         try {
-          r = await addPoints(this.handle, k, batch.length, this.durationMs);
+          // a key's requests share its counter key, so the batch names one API key (or none)
+          r = await addPoints(this.handle, k, batch.length, this.durationMs, batch[0]!.apiKeyId);
         } catch (err) {
           // the store failed: every request of this batch fails with it
           for (const w of batch) w.reject(err);
@@ -126,7 +130,8 @@ class PostgresCounter {
         }
         const first = r.points - batch.length + 1;
         const msBeforeNext = Math.max(0, r.expire - r.now);
-        batch.forEach((w, i) => w.resolve({ remainingPoints: this.points - (first + i), msBeforeNext }));
+        const revoked = r.revoked;
+        batch.forEach((w, i) => w.resolve({ remainingPoints: this.points - (first + i), msBeforeNext, revoked }));
       }
     } finally {
       this.busy.delete(k);

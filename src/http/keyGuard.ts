@@ -2,7 +2,7 @@
 // per-minute budget, show the budget in RateLimit-* headers and add Retry-After to a refusal. The faces
 // differ only in how they word a 401 and a 429, so they pass those in.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateHeader, type AuthFailure, type KeyContext } from '../auth/bearer.ts';
+import { authenticateHeader, forgetRevokedKey, type AuthFailure, type KeyContext } from '../auth/bearer.ts';
 import type { KeyRateLimiter, LimitResult } from '../auth/rateLimit.ts';
 import type { Db } from '../db/client.ts';
 
@@ -23,7 +23,13 @@ export function keyGuard(db: Db, limiter: KeyRateLimiter, refusals: KeyRefusals)
       refusals.unauthorized(reply, auth);
       return undefined;
     }
-    const limit = await limiter.consume(auth.keyId);
+    const limit = await limiter.consume(auth.keyId, auth.keyId);
+    if (limit.revoked) {
+      // revoked on another instance, and its notice not heard here yet: refused all the same
+      forgetRevokedKey(auth.keyId);
+      refusals.unauthorized(reply, 'revoked');
+      return undefined;
+    }
     reply
       .header('RateLimit-Limit', limit.limit)
       .header('RateLimit-Remaining', limit.remaining)

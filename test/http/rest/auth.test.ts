@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as apiKeys from '../../../src/domain/accounts/apiKeys.ts';
+import { sql } from 'kysely';
+import { backend } from '../../support/db.ts';
 import { keysOf, restClient, startServer } from '../../support/server.ts';
+import { mcpClient } from '../mcp/client.ts';
 
 const s = await startServer({ after });
 const limited = await startServer({ after }, { REST_RATE_LIMIT: 5 });
@@ -132,6 +135,25 @@ describe('Authentication', () => {
     assert.equal(res.body.message, 'API key has been revoked');
     assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   });
+
+  test(
+    'Authentication › on PostgreSQL a key revoked by another instance is refused on the very next request, before its notice arrives',
+    { skip: backend !== 'postgres' && 'PostgreSQL only: PGlite is one process' },
+    async () => {
+      const { key, accountId } = await s.newAccount();
+      const api = restClient(s.url, key);
+      for (let i = 0; i < 3; i++) assert.equal((await api.get('/test-auth')).status, 200, 'warm: the key is cached');
+      // another instance's revocation whose notice has not reached this one yet: triggers off, so none comes
+      await s.db.transaction().execute(async (trx) => {
+        await sql`set local session_replication_role = replica`.execute(trx);
+        await trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('account_id', '=', accountId).execute();
+      });
+      assert.equal((await mcpClient(s.url, key).rpc('ping')).status, 401, 'the next MCP request');
+      const res = await api.get('/test-auth');
+      assert401(res, 'the next REST request');
+      assert.equal(res.body.message, 'API key has been revoked');
+    },
+  );
 
   test('Authentication › a key that expires while in use → 401 expired (also when it was cached)', async () => {
     const { accountId } = await s.newAccount();
