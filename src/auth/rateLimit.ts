@@ -34,30 +34,34 @@ export interface LimitResult {
   /** whole seconds until a request is allowed again (at least 1 when refused) */
   retryAfter: number;
   resetSeconds: number;
-  /** the API key named to consume() is revoked (known only to the PostgreSQL store, which reads it) */
+  /** the API key counted is revoked (known only to the PostgreSQL store of a limiter of API keys) */
   revoked?: boolean;
 }
 
 export class KeyRateLimiter {
   private readonly limiter: RateLimiterAbstract | PostgresCounter;
+  /**
+   * `ofApiKeys`: the keys counted are API keys' ids, and the PostgreSQL store reads along whether each is
+   * revoked (rateLimitQueries.addPoints)
+   */
   constructor(
     readonly name: string,
     readonly perMinute: number,
     store: LimitStore = { kind: 'memory' },
+    ofApiKeys = false,
   ) {
     const opts = { keyPrefix: `mailgrove_${name}`, points: Math.max(perMinute, 1), duration: 60 };
     this.limiter =
       store.kind === 'redis'
         ? new RateLimiterRedis({ ...opts, storeClient: store.client, useRedisPackage: false })
         : store.kind === 'postgres'
-          ? new PostgresCounter(store.handle, opts.keyPrefix, opts.points, opts.duration * 1000)
+          ? new PostgresCounter(store.handle, opts.keyPrefix, opts.points, opts.duration * 1000, ofApiKeys)
           : new RateLimiterMemory(opts);
   }
 
-  /** `apiKeyId`: the key is an API key's id, whose revocation the PostgreSQL store reads along */
-  async consume(key: string, apiKeyId?: string): Promise<LimitResult> {
+  async consume(key: string): Promise<LimitResult> {
     if (this.limiter instanceof PostgresCounter) {
-      const r = await this.limiter.consume(key, apiKeyId ?? null);
+      const r = await this.limiter.consume(key);
       return { ...this.result(r.remainingPoints >= 0, r), revoked: r.revoked };
     }
     try {
@@ -91,7 +95,7 @@ export class KeyRateLimiter {
  * in rate-limiter-flexible's stores.
  */
 type Counted = { remainingPoints: number; msBeforeNext: number; revoked: boolean };
-type Waiter = { resolve(r: Counted): void; reject(err: unknown): void; apiKeyId: string | null };
+type Waiter = { resolve(r: Counted): void; reject(err: unknown): void };
 
 class PostgresCounter {
   private readonly pending = new Map<string, Waiter[]>();
@@ -102,27 +106,27 @@ class PostgresCounter {
     private readonly prefix: string,
     private readonly points: number,
     private readonly durationMs: number,
+    private readonly ofApiKeys: boolean,
   ) {}
 
   /** remainingPoints < 0: refused */
-  consume(key: string, apiKeyId: string | null): Promise<Counted> {
+  consume(key: string): Promise<Counted> {
     const k = `${this.prefix}:${key}`;
     return new Promise((resolve, reject) => {
       const waiting = this.pending.get(k);
-      if (waiting) waiting.push({ resolve, reject, apiKeyId });
-      else this.pending.set(k, [{ resolve, reject, apiKeyId }]);
-      if (!this.busy.has(k)) void this.flush(k);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.pending.set(k, [{ resolve, reject }]);
+      if (!this.busy.has(k)) void this.flush(k, key);
     });
   }
 
-  private async flush(k: string): Promise<void> {
+  private async flush(k: string, key: string): Promise<void> {
     this.busy.add(k);
     try {
       for (let batch = this.take(k); batch.length > 0; batch = this.take(k)) {
         let r: Awaited<ReturnType<typeof addPoints>>;
         try {
-          // a key's requests share its counter key, so the batch names one API key (or none)
-          r = await addPoints(this.handle, k, batch.length, this.durationMs, batch[0]!.apiKeyId);
+          r = await addPoints(this.handle, k, batch.length, this.durationMs, this.ofApiKeys ? key : null);
         } catch (err) {
           // the store failed: every request of this batch fails with it
           for (const w of batch) w.reject(err);
@@ -130,8 +134,9 @@ class PostgresCounter {
         }
         const first = r.points - batch.length + 1;
         const msBeforeNext = Math.max(0, r.expire - r.now);
-        const revoked = r.revoked;
-        batch.forEach((w, i) => w.resolve({ remainingPoints: this.points - (first + i), msBeforeNext, revoked }));
+        batch.forEach((w, i) =>
+          w.resolve({ remainingPoints: this.points - (first + i), msBeforeNext, revoked: r.revoked }),
+        );
       }
     } finally {
       this.busy.delete(k);

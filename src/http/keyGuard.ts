@@ -23,7 +23,7 @@ export function keyGuard(db: Db, limiter: KeyRateLimiter, refusals: KeyRefusals)
       refusals.unauthorized(reply, auth);
       return undefined;
     }
-    const limit = await limiter.consume(auth.keyId, auth.keyId);
+    const limit = await limiter.consume(auth.keyId);
     if (limit.revoked) {
       // revoked on another instance, and its notice not heard here yet: refused all the same
       forgetRevokedKey(auth.keyId);
