@@ -62,6 +62,13 @@ const PENDING_LIST_KB = 128;
 // million subscribers), and the other statements are short ones that JIT only slows
 const SESSION_SETTINGS = `-c gin_pending_list_limit=${PENDING_LIST_KB} -c jit=off`;
 
+/**
+ * A new WAL segment is created by writing its last byte instead of 16 MB of zeros first: the zeros only
+ * reserve disk space ahead, and PGlite writes every byte through JavaScript (a 100,000-row import created
+ * ~20 segments: 340 MB of extra writes, ~1 s of its ~11 s). Readers of the WAL never depend on the zeros.
+ */
+const PGLITE_SETTINGS = ['-c', 'wal_init_zero=off'];
+
 const INT8 = 20;
 const DATE = 1082;
 
@@ -156,6 +163,7 @@ async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<DbHandl
       dataDir,
       ...(loadDataDir && !dataDir && { loadDataDir }),
       extensions: { citext, pg_trgm },
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
       parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v },
     });
   } catch (err) {
