@@ -46,3 +46,18 @@ test('search indexes: sessions keep small pending lists, an import batch the def
   });
   assert.equal(await show(), '128kB');
 });
+
+test('PGlite creates WAL segments without zero-filling them; every store keys the event log by seq', async () => {
+  if (handle.kind === 'pglite')
+    assert.equal(
+      (await sql<{ v: string }>`select current_setting('wal_init_zero') as v`.execute(db)).rows[0]!.v,
+      'off',
+    );
+  const { rows } = await sql<{ def: string }>`select pg_get_indexdef(indexrelid) as def from pg_index
+    where indrelid = 'events'::regclass and indisunique`.execute(db);
+  // one unique index, the key: a unique index on the random id would cost every event a random btree write
+  assert.deepEqual(
+    rows.map((r) => r.def.replace(/^.* USING /, '')),
+    ['btree (seq)'],
+  );
+});
