@@ -40,6 +40,8 @@ export class Queue {
   private readonly boss: PgBoss;
   private readonly created = new Map<string, Promise<void>>();
   private readonly loops = new Set<PollLoop>();
+  /** this process's loops per queue: a job sent here wakes them instead of waiting for their next poll */
+  private readonly loopsOf = new Map<string, Set<PollLoop>>();
   private started = false;
 
   constructor(
@@ -86,13 +88,16 @@ export class Queue {
 
   async send<T extends object>(name: string, data: T, opts: SendOptions = {}): Promise<string | null> {
     await this.ensureQueue(name);
-    return this.boss.send(name, data, {
+    const id = await this.boss.send(name, data, {
       startAfter: opts.startAfter,
       singletonKey: opts.singletonKey,
       retryLimit: opts.retryLimit ?? 5,
       retryDelay: opts.retryDelay ?? 2,
       retryBackoff: opts.retryBackoff ?? true,
     } as PgBoss.SendOptions);
+    // an import started through this instance begins now, not after up to WORKER_POLL_MS (a second by default)
+    if (id && opts.startAfter === undefined) for (const loop of this.loopsOf.get(name) ?? []) loop.wake();
+    return id;
   }
 
   /**
@@ -127,7 +132,11 @@ export class Queue {
       mine.push(loop);
       this.loops.add(loop);
     }
+    const ofQueue = this.loopsOf.get(name) ?? new Set();
+    this.loopsOf.set(name, ofQueue);
+    for (const loop of mine) ofQueue.add(loop);
     return async () => {
+      for (const loop of mine) ofQueue.delete(loop);
       await Promise.all(mine.map((loop) => loop.stop()));
       for (const loop of mine) this.loops.delete(loop);
     };
