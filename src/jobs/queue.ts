@@ -39,8 +39,7 @@ export class JobReleased extends Error {}
 export class Queue {
   private readonly boss: PgBoss;
   private readonly created = new Map<string, Promise<void>>();
-  private readonly loops = new Set<PollLoop>();
-  /** this process's loops per queue: a job sent here wakes them instead of waiting for their next poll */
+  /** this process's loops per queue: stopped with the queue, and woken by a job sent here */
   private readonly loopsOf = new Map<string, Set<PollLoop>>();
   private started = false;
 
@@ -116,6 +115,8 @@ export class Queue {
     const log: LoopLog = {
       error: (obj) => this.onError(obj.err instanceof Error ? obj.err : new Error(String(obj.err))),
     };
+    const ofQueue = this.loopsOf.get(name) ?? new Set();
+    this.loopsOf.set(name, ofQueue);
     const mine: PollLoop[] = [];
     for (let i = 0; i < Math.max(1, opts.concurrency ?? 1); i++) {
       const loop = startLoop(`queue ${name}`, this.pollSeconds * 1000, log, async () => {
@@ -130,15 +131,11 @@ export class Queue {
         return jobs.length > 0 && !handedBack;
       });
       mine.push(loop);
-      this.loops.add(loop);
+      ofQueue.add(loop);
     }
-    const ofQueue = this.loopsOf.get(name) ?? new Set();
-    this.loopsOf.set(name, ofQueue);
-    for (const loop of mine) ofQueue.add(loop);
     return async () => {
       for (const loop of mine) ofQueue.delete(loop);
       await Promise.all(mine.map((loop) => loop.stop()));
-      for (const loop of mine) this.loops.delete(loop);
     };
   }
 
@@ -180,8 +177,9 @@ export class Queue {
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    await Promise.all([...this.loops].map((loop) => loop.stop()));
-    this.loops.clear();
+    const all = [...this.loopsOf.values()].flatMap((loops) => [...loops]);
+    this.loopsOf.clear();
+    await Promise.all(all.map((loop) => loop.stop()));
     await this.boss.stop({ graceful: true, wait: true, timeout: 5000 });
   }
 }
