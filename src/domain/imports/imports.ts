@@ -154,6 +154,7 @@ export async function start(
         trx,
         accountId,
         importId,
+        upload.staged.total_rows >= count,
       );
       // landing exactly on the limit is allowed
       if (count + reserved + newCount > limit) {
