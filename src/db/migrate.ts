@@ -38,20 +38,18 @@ async function migratorFor(db: Db): Promise<{ migrator: Migrator; schema: string
 
 /** The migrations this code ships that the database has not applied (readiness: a newer instance migrated, not this one). */
 export async function pendingMigrations(db: Db): Promise<string[]> {
-  const { migrator } = await migratorFor(db);
-  return (await migrator.getMigrations()).filter((m) => !m.executedAt).map((m) => m.name);
+  const { migrator, schema } = await migratorFor(db);
+  const migrations = await retriedWhileAnotherSchemaVanishes(schema, () => migrator.getMigrations());
+  return migrations.filter((m) => !m.executedAt).map((m) => m.name);
 }
 
 export async function migrate(db: Db): Promise<string[]> {
   const { migrator, schema } = await migratorFor(db);
-  let { error, results } = await migrator.migrateToLatest();
-  // Kysely's Migrator looks for its table by listing the tables of every schema; a schema another process
-  // drops meanwhile (parallel test runs on one database) fails that listing. Nothing was applied (each
-  // run is one transaction), so it is tried again.
-  for (let attempt = 1; error && attempt < 4 && otherSchemaVanished(error, schema); attempt++) {
-    await new Promise((r) => setTimeout(r, 50 * attempt));
-    ({ error, results } = await migrator.migrateToLatest());
-  }
+  const { error, results } = await retriedWhileAnotherSchemaVanishes(schema, async () => {
+    const outcome = await migrator.migrateToLatest();
+    if (outcome.error && vanishedElsewhere(outcome.error, schema)) throw outcome.error;
+    return outcome;
+  });
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
@@ -59,7 +57,27 @@ export async function migrate(db: Db): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-function otherSchemaVanished(error: unknown, ours: string): boolean {
-  const m = /^schema "([^"]+)" does not exist/.exec((error as Error)?.message ?? '');
+/**
+ * Kysely's Migrator looks for its own table by listing the tables of every schema. A schema another process
+ * drops meanwhile (parallel test runs on one database) fails that listing, as `schema "x" does not exist`
+ * or, when a table of it vanishes between the catalog scan and a per-table lookup, `relation "x.t" does
+ * not exist`. Nothing was applied then (the listing comes before the migrations' transaction), so the
+ * step is tried again.
+ */
+async function retriedWhileAnotherSchemaVanishes<T>(ours: string, step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (attempt >= 5 || !vanishedElsewhere(error, ours)) throw error;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
+  }
+}
+
+function vanishedElsewhere(error: unknown, ours: string): boolean {
+  const message = (error as Error)?.message ?? '';
+  const m =
+    /^schema "([^"]+)" does not exist/.exec(message) ?? /^relation "([^".]+)\.[^"]+" does not exist/.exec(message);
   return m !== null && m[1] !== ours;
 }
