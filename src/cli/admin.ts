@@ -1,10 +1,9 @@
-// The CLI's two ways to manage accounts and keys: the domain directly (no server running) or the admin API.
-import type { Config } from '../config.ts';
-import { openDb } from '../db/client.ts';
-import { migrate } from '../db/migrate.ts';
-import * as accounts from '../domain/accounts/accounts.ts';
-import * as apiKeys from '../domain/accounts/apiKeys.ts';
-import * as users from '../domain/accounts/users.ts';
+// The CLI's two ways to manage accounts and keys: the admin API of a running server (here), or the domain
+// directly when no server holds the store (direct.ts, loaded only then: the database and the domain are most
+// of a command's start).
+import type * as accounts from '../domain/accounts/accounts.ts';
+import type * as apiKeys from '../domain/accounts/apiKeys.ts';
+import type * as users from '../domain/accounts/users.ts';
 import { POINT_ADMIN, reach } from './reach.ts';
 
 export interface Admin {
@@ -14,24 +13,6 @@ export interface Admin {
   listKeys(accountId: string): Promise<unknown>;
   revokeKey(keyId: string): Promise<void>;
   setPassword(input: users.PasswordReset): Promise<unknown>;
-}
-
-export async function directClient(config: Config): Promise<Admin & { close(): Promise<void> }> {
-  const handle = await openDb({ url: config.DATABASE_URL, dataDir: config.MAILGROVE_DATA_DIR });
-  await migrate(handle.db);
-  const db = handle.db;
-  return {
-    createAccount: (input) => accounts.create(db, input, config.DEFAULT_SUBSCRIBER_LIMIT),
-    listAccounts: () => accounts.list(db),
-    async createKey(accountId, input) {
-      await accounts.get(db, accountId);
-      return apiKeys.create(db, accountId, input);
-    },
-    listKeys: (accountId) => apiKeys.list(db, accountId),
-    revokeKey: (keyId) => apiKeys.revoke(db, null, keyId),
-    setPassword: (input) => users.resetPassword(db, input),
-    close: () => handle.close(),
-  };
 }
 
 export function adminClient(baseUrl: string, token: string | undefined): Admin {
