@@ -62,15 +62,16 @@ export async function migrate(db: Db): Promise<string[]> {
  * drops meanwhile (parallel test runs on one database) fails that listing, as `schema "x" does not exist`
  * or, when a table of it vanishes between the catalog scan and a per-table lookup, `relation "x.t" does
  * not exist`. Nothing was applied then (the listing comes before the migrations' transaction), so the
- * step is tried again.
+ * step is tried again, for as long as other schemas keep changing under it (up to half a minute).
  */
 async function retriedWhileAnotherSchemaVanishes<T>(ours: string, step: () => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + 30_000;
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (error) {
-      if (attempt >= 5 || !vanishedElsewhere(error, ours)) throw error;
-      await new Promise((r) => setTimeout(r, 50 * attempt));
+      if (Date.now() > giveUpAt || !vanishedElsewhere(error, ours)) throw error;
+      await new Promise((r) => setTimeout(r, Math.min(25 * attempt, 250)));
     }
   }
 }
