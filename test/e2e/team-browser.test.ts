@@ -29,8 +29,22 @@ describe('team roles in the dashboard (Chromium)', { skip: browserSkip() }, () =
       .getByText('(you)')
       .waitFor();
 
+    // the answer to the change is held back: the select must show the choice while it is being saved
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    await page.route('**/app/api/members/*', async (route) => {
+      if (route.request().method() === 'PUT') await held;
+      await route.continue();
+    });
     await select.selectOption('admin');
+    await page.waitForFunction(
+      (label) => document.querySelector(`select[aria-label="${label}"]`)?.value === 'admin',
+      'Role of grace@acme.test',
+      { timeout: 3000 },
+    );
+    answer();
     await team.getByText('grace@acme.test is now admin.').waitFor();
+    await page.unroute('**/app/api/members/*');
     const role = await s.db
       .selectFrom('memberships')
       .select('role')

@@ -33,6 +33,8 @@ export function Team({ canManage, myId, myRole }: { canManage: boolean; myId: st
   const changeRole = async (m: Member, role: Role) => {
     setActionError(undefined);
     setNotice('');
+    // the select shows the new role at once: left to the refetch, it snapped back to the old one meanwhile
+    client.setQueryData<Member[]>(['members'], (members) => members?.map((x) => (x.id === m.id ? { ...x, role } : x)));
     try {
       await api.put(`/members/${m.id}`, { role });
       setNotice(`${m.email} is now ${ROLE_LABELS[role].toLowerCase()}.`);
