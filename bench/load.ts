@@ -12,7 +12,8 @@
 // On PostgreSQL the bench samples pg_stat_activity of its database every second and prints where the
 // server's sessions were (running, waiting on a lock and whose, idle in a transaction), plus the CPU of the
 // server, of PostgreSQL's backends for the database and of the bench itself; and, from GET /metrics every
-// 2 s, the server's event-loop delay and its pool's idle connections and waiting queries.
+// 2 s, the server's event-loop delay and its pool's idle connections and waiting queries. Also on PostgreSQL,
+// the floor: a no-op statement's round trip from the bench, and what a mixed request costs in round trips.
 // The PostgreSQL database (--db, default mg_load_bench) is dropped and created at the start of each run and
 // dropped after it (--keep leaves it for inspection); no other database is touched (--db must be named
 // mg_…bench…). PGlite: a temp data dir.
@@ -267,11 +268,29 @@ async function benchOn(
     const base2 = await phase(`baseline 2 (after), ${opts.baselineSeconds} s`, server, monitor, () =>
       runLoad(opts.clients, opts.baselineSeconds, () => client.op('baseline')),
     );
+    // the machine's floor for a statement: what a round trip to PostgreSQL costs both sides when the
+    // statement itself does nothing (on a virtual machine a socket write can cost ~90 µs of CPU)
+    const trips = store.url
+      ? await phase(`round trips: 10 connections, a named select $1, 3 s`, server, monitor, () =>
+          roundTrips(store.url!, 10, 3),
+        )
+      : undefined;
     const baseRate = (base1.result.rate + base2.result.rate) / 2;
     report('baseline 1', base1, monitor);
     report('baseline 2', base2, monitor);
     report('mixed', mixed, monitor);
     const m = mixed.result;
+    if (trips) {
+      const n = trips.result;
+      const perTrip = (cpu: number) => (1e6 * cpu) / n;
+      const tripCpu = (trips.usage.benchCpu + trips.usage.postgresCpu) / n;
+      const u = mixed.usage;
+      console.log(
+        `\n  round trip to PostgreSQL (the floor of a statement): ${fmt(n / trips.usage.wallSeconds)} statements/s;` +
+          ` CPU per statement: client ${perTrip(trips.usage.benchCpu).toFixed(0)} µs, PostgreSQL ${perTrip(trips.usage.postgresCpu).toFixed(0)} µs;` +
+          ` a mixed request's CPU (server + PostgreSQL) is the cost of ${((u.serverCpu + u.postgresCpu) / m.count / tripCpu).toFixed(1)} such round trips`,
+      );
+    }
     const p99 = quantile(m.all, 0.99);
     console.log(
       `  mixed ÷ baseline (req/s, mean of the two baselines ${fmt(baseRate)}): ${(m.rate / baseRate).toFixed(2)}`,
@@ -321,6 +340,26 @@ async function benchOn(
     await settle(server.url).catch(() => {});
     await server.stop();
     await agent.close();
+  }
+}
+
+/** `connections` loops running a named no-op statement for `seconds`; returns how many ran. */
+async function roundTrips(url: string, connections: number, seconds: number): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  try {
+    const end = performance.now() + seconds * 1000;
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < end) {
+          await pool.query({ name: 'bench_round_trip', text: 'select $1::int as x', values: [n] });
+          n++;
+        }
+      }),
+    );
+    return n;
+  } finally {
+    await pool.end();
   }
 }
 
