@@ -1,9 +1,10 @@
 // A marketer's automation in a real browser, with real SMTP to a sink: build "form submitted → send a
 // welcome email" in the builder (the sender filled in from the account, a field error from the server next
 // to its field, a step added, moved and removed, the server's preview), turn it on, submit the form through
-// its public endpoint, receive the welcome email, and find the run and the sent email in the activity and
-// the list. The pages must not scroll sideways at 390 px; with SCREENSHOTS=1 it also writes
-// docs/screenshots/automations.png, automation-builder.png and automation-builder-390.png.
+// its public endpoint, receive the welcome email, find the run and the sent email in the activity and the
+// list, and turn it off and on from the list's switch. The pages must not scroll sideways at 390 px; with
+// SCREENSHOTS=1 it also writes docs/screenshots/automations.png, automation-builder.png and
+// automation-builder-390.png.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
@@ -142,7 +143,43 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
     await page.getByRole('link', { name: '← Automations' }).click();
     const row = page.getByRole('table', { name: 'Automations' }).getByRole('row', { name: /Welcome/ });
     await row.getByText('Submits form “Newsletter signup”').waitFor();
-    assert.equal(await row.getByRole('switch', { name: 'Welcome enabled' }).getAttribute('aria-checked'), 'true');
+    const toggle = row.getByRole('switch', { name: 'Welcome enabled' });
+    assert.equal(await toggle.getAttribute('aria-checked'), 'true');
     await shoot('automations');
+
+    // off from the list: the switch turns at the click, while the server's answer is still held back
+    const enabled = async () =>
+      (
+        await s.db
+          .selectFrom('automations')
+          .select('enabled')
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).enabled;
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    await page.route('**/app/api/automations/*/disable', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await toggle.click();
+    await page.waitForFunction(
+      (label) => document.querySelector(`[aria-label="${label}"]`)?.getAttribute('aria-checked') === 'false',
+      'Welcome enabled',
+      { timeout: 3000 },
+    );
+    await toggle.click(); // ignored while the first change is on its way
+    answer();
+    await until('the automation is off', async () => (await enabled()) === false);
+    await page.unroute('**/app/api/automations/*/disable');
+    await page.waitForTimeout(300); // the list read after the answer, and a second change had the click not been ignored
+    assert.equal(await toggle.getAttribute('aria-checked'), 'false');
+    assert.equal(await enabled(), false);
+    await toggle.click();
+    await until('the automation is on again', async () => (await enabled()) === true);
+    await page.waitForFunction(
+      (label) => document.querySelector(`[aria-label="${label}"]`)?.getAttribute('aria-checked') === 'true',
+      'Welcome enabled',
+    );
   });
 });

@@ -70,14 +70,26 @@ export function Automations({ canEdit }: { canEdit: boolean }) {
       ),
     refetchInterval: (q) => (q.state.data?.automations.some((a) => a.stats.active > 0) ? 5000 : false),
   });
+  const listKey = ['automations', 'list', page];
   const toggle = useMutation({
     mutationFn: (a: Automation) => api.post<Automation>(`/automations/${a.id}/${a.enabled ? 'disable' : 'enable'}`),
-    onSuccess: async (a) => {
-      client.setQueryData(automationKey(a.id), a);
-      await client.invalidateQueries({ queryKey: ['automations', 'list'] });
+    // the switch turns at the click; the list read after the answer (or the error) settles it
+    onMutate: async (a) => {
+      await client.cancelQueries({ queryKey: listKey });
+      client.setQueryData<typeof data>(
+        listKey,
+        (list) =>
+          list && {
+            ...list,
+            automations: list.automations.map((x) => (x.id === a.id ? { ...x, enabled: !a.enabled } : x)),
+          },
+      );
     },
+    onSuccess: (a) => client.setQueryData(automationKey(a.id), a),
+    onSettled: () => client.invalidateQueries({ queryKey: ['automations', 'list'] }),
   });
   const onToggle = (a: Automation) => {
+    if (toggle.isPending) return; // one change at a time: two in flight could land in either order
     if (
       a.enabled &&
       a.stats.active > 0 &&
