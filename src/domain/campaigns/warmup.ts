@@ -136,7 +136,9 @@ export interface CampaignWarmup {
 /**
  * The warm-up state of a sending campaign, or null when no plan holds any of its recipients back (not
  * sending, no plan for its domain, or today's remaining cap covers everyone still queued). The remaining
- * cap is shared by the domain's campaigns, so `waiting` is this campaign's view of it.
+ * cap is shared by the domain's campaigns, so `waiting` is this campaign's view of it. Between a send lane's
+ * reservation of the cap and its claim of the rows (two statements) the rows it reserved count as used and
+ * still as queued, so for that moment `waiting` reads high by up to a batch.
  */
 export async function ofCampaign(
   db: Db,
