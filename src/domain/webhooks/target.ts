@@ -113,7 +113,27 @@ export async function post(
   });
   const refusal = await refusalOfLiteral(url, opts.allowPrivate);
   if (refusal) return done({ status_code: null, response: null, error: refusal });
-  return new Promise<PostResult>((resolve) => {
+  const deadline = started + opts.timeoutMs;
+  const first = await attempt(url, body, headers, opts, deadline, true);
+  // a kept-alive connection the receiver closed while it sat idle fails the moment it is used, as a reset
+  // before any answer: the POST goes once more at once, on a connection of its own (a failed delivery is
+  // posted again later anyway, and a receiver tells deliveries apart by their id)
+  const result = 'stale' in first ? await attempt(url, body, headers, opts, deadline, false) : first;
+  // a connection of its own is never a reused one, so the second attempt has an outcome
+  return done('stale' in result ? { status_code: null, response: null, error: 'Connection reset' } : result);
+}
+
+type Attempted = Omit<PostResult, 'duration_ms' | 'ok'>;
+
+function attempt(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal },
+  deadline: number,
+  pooled: boolean,
+): Promise<Attempted | { stale: true }> {
+  return new Promise((resolve) => {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
     const req = client.request(
@@ -123,6 +143,7 @@ export async function post(
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         lookup: guardedLookup(opts.allowPrivate) as any,
         signal: opts.signal,
+        ...(!pooled && { agent: false }),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -136,17 +157,21 @@ export async function post(
         const finish = () => {
           clearTimeout(timer);
           const text = Buffer.concat(chunks).toString('utf8').replace(/\0/g, '');
-          resolve(done({ status_code: res.statusCode ?? null, response: text || null, error: null }));
+          resolve({ status_code: res.statusCode ?? null, response: text || null, error: null });
         };
         res.on('end', finish);
         res.on('close', finish);
         res.on('error', finish);
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`Timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new Error(`Timed out after ${opts.timeoutMs} ms`)),
+      Math.max(0, deadline - performance.now()),
+    );
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve(done({ status_code: null, response: null, error: err.message || err.code || 'Request failed' }));
+      if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return resolve({ stale: true });
+      resolve({ status_code: null, response: null, error: err.message || err.code || 'Request failed' });
     });
     req.end(body);
   });
