@@ -113,18 +113,12 @@ export async function post(
   });
   const refusal = await refusalOfLiteral(url, opts.allowPrivate);
   if (refusal) return done({ status_code: null, response: null, error: refusal });
-  const deadline = started + opts.timeoutMs;
-  const first = await attempt(url, body, headers, opts, deadline, true);
-  // a kept-alive connection the receiver closed while it sat idle fails the moment it is used, as a reset
-  // before any answer: the POST goes once more at once, on a connection of its own (a failed delivery is
-  // posted again later anyway, and a receiver tells deliveries apart by their id)
-  const result = 'stale' in first ? await attempt(url, body, headers, opts, deadline, false) : first;
-  // a connection of its own is never a reused one, so the second attempt has an outcome
-  return done('stale' in result ? { status_code: null, response: null, error: 'Connection reset' } : result);
+  return done(await attempt(url, body, headers, opts, started + opts.timeoutMs, true));
 }
 
 type Attempted = Omit<PostResult, 'duration_ms' | 'ok'>;
 
+/** One try before the deadline: through the keep-alive agent when `pooled`, else on a connection of its own. */
 function attempt(
   url: string,
   body: string,
@@ -132,7 +126,7 @@ function attempt(
   opts: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal },
   deadline: number,
   pooled: boolean,
-): Promise<Attempted | { stale: true }> {
+): Promise<Attempted> {
   return new Promise((resolve) => {
     const target = new URL(url);
     const client = target.protocol === 'https:' ? https : http;
@@ -170,7 +164,11 @@ function attempt(
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      if (req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return resolve({ stale: true });
+      // a kept-alive connection the receiver closed while it sat idle fails the moment it is used, as a reset
+      // before any answer: the POST goes once more at once, on a connection of its own (a failed delivery
+      // is posted again later anyway, and a receiver tells deliveries apart by their id)
+      if (pooled && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE'))
+        return resolve(attempt(url, body, headers, opts, deadline, false));
       resolve({ status_code: null, response: null, error: err.message || err.code || 'Request failed' });
     });
     req.end(body);
