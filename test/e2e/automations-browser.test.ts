@@ -14,7 +14,7 @@ import * as groups from '../../src/domain/subscribers/groups.ts';
 import type { TestServer } from '../support/server.ts';
 import type { Sink } from '../support/smtpSink.ts';
 import { until } from '../support/until.ts';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 // the functions given to page.evaluate run in the browser, where there is a document
 declare const document: any;
@@ -38,8 +38,7 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
     await phone.goto(page.url());
     await phone.locator('h1').first().waitFor();
     await phone.waitForTimeout(500);
-    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-    assert.ok(width <= 390, `${name}: the page is ${width} px wide at 390 px`);
+    await assertFitsPhone(phone, name);
     if (SHOTS && phoneName) await phone.screenshot({ path: join(SHOTS, `${phoneName}.png`), fullPage: true });
   }
 
@@ -145,7 +144,7 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
     await row.getByText('Submits form “Newsletter signup”').waitFor();
     const toggle = row.getByRole('switch', { name: 'Welcome enabled' });
     assert.equal(await toggle.getAttribute('aria-checked'), 'true');
-    await shoot('automations');
+    await shoot('automations', 'automations-390');
 
     // off from the list: the switch turns at the click, while the server's answer is still held back
     const enabled = async () =>

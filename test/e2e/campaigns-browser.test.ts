@@ -9,7 +9,7 @@ import { type Page } from 'playwright-core';
 import { seedAudience } from '../support/campaigns.ts';
 import type { TestServer } from '../support/server.ts';
 import type { Sink } from '../support/smtpSink.ts';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 // the functions given to page.evaluate run in the browser, where there is a document
 declare const document: any;
@@ -33,8 +33,7 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     await phone.goto(page.url());
     await phone.locator('h1').first().waitFor();
     await phone.waitForTimeout(800);
-    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-    assert.ok(width <= 390, `${name}: the page is ${width} px wide at 390 px`);
+    await assertFitsPhone(phone, name);
     await phone.screenshot({ path: join(SHOTS, `${name}-390.png`), fullPage: true });
   }
 

@@ -11,7 +11,7 @@ import * as forms from '../../src/domain/forms/forms.ts';
 import * as groups from '../../src/domain/subscribers/groups.ts';
 import { unsubscribeToken } from '../../src/mail/unsubscribe.ts';
 import { startServer, type TestServer } from '../support/server.ts';
-import { SHOTS, browserSkip, createOwner, launchChromium } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, launchChromium } from '../support/browser.ts';
 
 declare const document: any;
 declare const navigator: any;
@@ -29,8 +29,7 @@ describe('the form editor and the public pages (Chromium)', { skip: browserSkip(
     await phone.setViewportSize({ width: 390, height: 844 });
     await phone.goto(url);
     await phone.locator('h1').first().waitFor();
-    const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-    assert.ok(width <= 390, `${url} is ${width} px wide at 390 px`);
+    await assertFitsPhone(phone, url);
     if (SHOTS && shot) await phone.screenshot({ path: join(SHOTS, shot), fullPage: true });
     await phone.close();
   }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import * as fields from '../../src/domain/subscribers/fields.ts';
 import * as segments from '../../src/domain/segments/segments.ts';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 declare const document: any;
 
@@ -72,8 +72,7 @@ describe('the segment editor (Chromium)', { skip: browserSkip() }, () => {
       await phone.setViewportSize({ width: 390, height: 844 });
       await phone.goto(page.url());
       await phone.getByText('20 subscribers match now.').waitFor();
-      const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-      assert.ok(width <= 390, `the editor is ${width} px wide at 390 px`);
+      await assertFitsPhone(phone, 'the editor');
       await phone.screenshot({ path: join(SHOTS, 'segment-editor-390.png'), fullPage: true });
       await phone.close();
     }

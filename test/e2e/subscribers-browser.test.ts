@@ -10,7 +10,7 @@ import { type Page } from 'playwright-core';
 import * as fields from '../../src/domain/subscribers/fields.ts';
 import * as groups from '../../src/domain/subscribers/groups.ts';
 import type { TestServer } from '../support/server.ts';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 // the functions given to page.evaluate run in the browser, where there is a document
 declare const document: any;
@@ -131,8 +131,7 @@ describe('subscribers, custom fields and imports in the dashboard (Chromium)', {
     ]) {
       if (path !== new URL(page.url()).pathname) await phone.goto(s.url + path);
       await phone.getByRole('heading', { name: heading, exact: true }).waitFor();
-      const width = await phone.evaluate(() => document.documentElement.scrollWidth);
-      assert.ok(width <= 390, `${path} is ${width} px wide at 390 px`);
+      await assertFitsPhone(phone, path);
     }
 
     // the import page: groups to add to, and the mapping of the chosen file's columns

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import * as users from '../../src/domain/accounts/users.ts';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 declare const document: any;
 
@@ -63,8 +63,7 @@ describe('team roles in the dashboard (Chromium)', { skip: browserSkip() }, () =
       await phone.setViewportSize({ width: 390, height: 844 });
       await phone.goto(page.url());
       await phone.getByLabel('Role of grace@acme.test').waitFor();
-      const phoneWidth = await phone.evaluate(() => document.documentElement.scrollWidth);
-      assert.ok(phoneWidth <= 390, `settings are ${phoneWidth} px wide at 390 px`);
+      await assertFitsPhone(phone, 'settings');
       await phone.close();
     }
   });

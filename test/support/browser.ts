@@ -1,5 +1,6 @@
 // Debian's Chromium driven by playwright-core, the same way in every browser test: where it lives, the
 // flags this machine's closed network needs, and the reason a file is skipped when it cannot run.
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -27,6 +28,28 @@ export function launchChromium(): Promise<Browser> {
 
 /** Where SCREENSHOTS=1 makes the browser tests write the pictures docs/dashboard.md shows. */
 export const SHOTS = process.env.SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : undefined;
+
+// the functions given to page.evaluate run in the browser, where there is a document
+declare const document: any;
+
+/**
+ * The page on a phone (390 px): it must not scroll sideways, and on a dashboard page the content must
+ * start right under the navigation (no empty band between them on a short page).
+ */
+export async function assertFitsPhone(phone: Page, what: string): Promise<void> {
+  const { width, gap } = await phone.evaluate(() => {
+    // the links' list, not the nav element: a stretched nav is the empty band this looks for
+    const links = document.querySelector('nav.sidebar ul');
+    const main = document.querySelector('main.content');
+    return {
+      width: document.documentElement.scrollWidth,
+      gap: links && main ? main.getBoundingClientRect().top - links.getBoundingClientRect().bottom : 0,
+    };
+  });
+  assert.ok(width <= 390, `${what} is ${width} px wide at 390 px`);
+  // the nav's own bottom padding and border are ~17 px
+  assert.ok(gap <= 40, `${what}: ${Math.round(gap)} px between the navigation and the content at 390 px`);
+}
 
 /**
  * A fresh instance's first visit: creates the owner account through the sign-up form (as ada@acme.test)
