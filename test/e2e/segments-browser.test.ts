@@ -66,16 +66,14 @@ describe('the segment editor (Chromium)', { skip: browserSkip() }, () => {
     });
     assert.equal(saved.subscriber_count, 20);
 
-    if (SHOTS) {
-      await page.screenshot({ path: join(SHOTS, 'segment-editor.png'), fullPage: true });
-      const phone = await page.context().newPage();
-      await phone.setViewportSize({ width: 390, height: 844 });
-      await phone.goto(page.url());
-      await phone.getByText('20 subscribers match now.').waitFor();
-      await assertFitsPhone(phone, 'the editor');
-      await phone.screenshot({ path: join(SHOTS, 'segment-editor-390.png'), fullPage: true });
-      await phone.close();
-    }
+    if (SHOTS) await page.screenshot({ path: join(SHOTS, 'segment-editor.png'), fullPage: true });
+    const phone = await page.context().newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(page.url());
+    await phone.getByText('20 subscribers match now.').waitFor();
+    await assertFitsPhone(phone, 'the editor');
+    if (SHOTS) await phone.screenshot({ path: join(SHOTS, 'segment-editor-390.png'), fullPage: true });
+    await phone.close();
 
     await page.getByRole('link', { name: '← Segments' }).click();
     const row = page

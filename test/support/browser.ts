@@ -37,16 +37,27 @@ declare const document: any;
  * start right under the navigation (no empty band between them on a short page).
  */
 export async function assertFitsPhone(phone: Page, what: string): Promise<void> {
-  const { width, gap } = await phone.evaluate(() => {
+  const { width, gap, squeezed, out } = await phone.evaluate(() => {
     // the links' list, not the nav element: a stretched nav is the empty band this looks for
     const links = document.querySelector('nav.sidebar ul');
     const main = document.querySelector('main.content');
+    const squeezed = [...document.querySelectorAll('table.data .break')]
+      .filter((e: any) => e.getBoundingClientRect().width < 100)
+      .map((e: any) => e.textContent);
+    // what sticks out, for the message: the innermost elements whose right edge passes the screen's
+    const out = [...document.querySelectorAll('body *')]
+      .filter((e: any) => e.getBoundingClientRect().right > 391 && e.children.length === 0)
+      .slice(0, 3)
+      .map((e: any) => `${e.tagName.toLowerCase()}.${[...e.classList].join('.')} "${e.textContent.slice(0, 30)}"`);
     return {
+      out,
       width: document.documentElement.scrollWidth,
       gap: links && main ? main.getBoundingClientRect().top - links.getBoundingClientRect().bottom : 0,
+      squeezed,
     };
   });
-  assert.ok(width <= 390, `${what} is ${width} px wide at 390 px`);
+  assert.ok(width <= 390, `${what} is ${width} px wide at 390 px (${out.join(', ')})`);
+  assert.deepEqual(squeezed, [], `${what}: table values squeezed under 100 px wide at 390 px`);
   // the nav's own bottom padding and border are ~17 px
   assert.ok(gap <= 40, `${what}: ${Math.round(gap)} px between the navigation and the content at 390 px`);
 }
