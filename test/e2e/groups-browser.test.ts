@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertPageFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 describe('groups and bulk actions in the dashboard (Chromium)', { skip: browserSkip() }, () => {
   const session = dashboardInBrowser({ viewport: { width: 1280, height: 860 } });
@@ -53,6 +53,7 @@ describe('groups and bulk actions in the dashboard (Chromium)', { skip: browserS
     const row = page.getByRole('row', { name: /^Readers 2 2 / });
     await row.waitFor();
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'groups.png'), fullPage: true });
+    await assertPageFitsPhone(page, 'groups');
     await row.getByRole('link', { name: 'Members of Readers' }).click();
     await page.getByText('2 subscribers', { exact: true }).waitFor();
 

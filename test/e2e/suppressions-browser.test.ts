@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { join } from 'node:path';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertPageFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 describe('suppressions and retrying failures in the dashboard (Chromium)', { skip: browserSkip() }, () => {
   const session = dashboardInBrowser({ viewport: { width: 1280, height: 900 } });
@@ -36,6 +36,7 @@ describe('suppressions and retrying failures in the dashboard (Chromium)', { ski
     await page.getByText('2 addresses added, 1 already listed, 1 not an address (row 3: nope).').waitFor();
     await page.getByRole('cell', { name: 'cy@example.org', exact: true }).waitFor();
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'suppressions.png'), fullPage: true });
+    await assertPageFitsPhone(page, 'suppressions');
 
     const bounced = page.getByRole('row', { name: /gone@example\.org Bounced/ });
     await bounced.waitFor();

@@ -2,7 +2,7 @@
 // today's cap and use, and deleting it after the confirmation empties the list.
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
 describe('warm-up plans in Settings (Chromium)', { skip: browserSkip() }, () => {
   const session = dashboardInBrowser({ phone: true });
@@ -27,6 +27,7 @@ describe('warm-up plans in Settings (Chromium)', { skip: browserSkip() }, () => 
     if (SHOTS) await section.screenshot({ path: join(SHOTS, 'warmup.png') });
     await session.phone.goto(page.url());
     await session.phone.getByRole('region', { name: 'Warm-up' }).getByText('Day 1 of 10: 0 of 50 used').waitFor();
+    await assertFitsPhone(session.phone, 'settings');
     if (SHOTS)
       await session.phone.getByRole('region', { name: 'Warm-up' }).screenshot({ path: join(SHOTS, 'warmup-390.png') });
 

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { restClient, startServer, type TestServer } from '../support/server.ts';
 import { until } from '../support/until.ts';
-import { SHOTS, browserSkip, createOwner, launchChromium } from '../support/browser.ts';
+import { SHOTS, assertPageFitsPhone, browserSkip, createOwner, launchChromium } from '../support/browser.ts';
 
 describe('webhooks in the dashboard (Chromium)', { skip: browserSkip() }, () => {
   let s: TestServer;
@@ -77,8 +77,10 @@ describe('webhooks in the dashboard (Chromium)', { skip: browserSkip() }, () => 
     await log.getByText('replay', { exact: true }).waitFor();
     assert.equal(await log.locator('tbody tr').count(), 2);
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'webhook.png'), fullPage: true });
+    await assertPageFitsPhone(page, 'the delivery log');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('table', { name: 'Webhooks' }).getByText('CRM sync').waitFor();
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'webhooks.png'), fullPage: true });
+    await assertPageFitsPhone(page, 'webhooks');
   });
 });

@@ -62,6 +62,20 @@ export async function assertFitsPhone(phone: Page, what: string): Promise<void> 
   assert.ok(gap <= 40, `${what}: ${Math.round(gap)} px between the navigation and the content at 390 px`);
 }
 
+/** The page `page` shows, opened again in a 390 px tab of the same session and checked by assertFitsPhone. */
+export async function assertPageFitsPhone(page: Page, what: string): Promise<void> {
+  const phone = await page.context().newPage();
+  try {
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(page.url());
+    await phone.locator('h1').first().waitFor();
+    await phone.waitForTimeout(500); // what loads after the heading (counts, a table) lays out
+    await assertFitsPhone(phone, what);
+  } finally {
+    await phone.close();
+  }
+}
+
 /**
  * A fresh instance's first visit: creates the owner account through the sign-up form (as ada@acme.test)
  * and waits for the overview; answers the new account's id.
