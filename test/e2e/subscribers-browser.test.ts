@@ -10,7 +10,14 @@ import { type Page } from 'playwright-core';
 import * as fields from '../../src/domain/subscribers/fields.ts';
 import * as groups from '../../src/domain/subscribers/groups.ts';
 import type { TestServer } from '../support/server.ts';
-import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
+import {
+  SHOTS,
+  assertFitsPhone,
+  assertPageFitsPhone,
+  browserSkip,
+  createOwner,
+  dashboardInBrowser,
+} from '../support/browser.ts';
 
 // the functions given to page.evaluate run in the browser, where there is a document
 declare const document: any;
@@ -154,6 +161,7 @@ describe('subscribers, custom fields and imports in the dashboard (Chromium)', {
     // the import runs with the ticked group and the field just created
     await page.getByRole('button', { name: 'Start import' }).click();
     await page.locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    await assertPageFitsPhone(page, 'imports');
     const kim = await s.db
       .selectFrom('subscribers as s')
       .innerJoin('subscriber_groups as sg', 'sg.subscriber_id', 's.id')
