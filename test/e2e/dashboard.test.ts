@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { WEB_DIST } from '../../src/http/dashboard/spa.ts';
+import { assertPageFitsPhone } from '../support/browser.ts';
 import { restClient, startServer, type TestServer } from '../support/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -52,7 +53,7 @@ describe(
           '--no-first-run',
         ],
       });
-      page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
       page.setDefaultTimeout(15_000);
     });
     let stopServer: (() => Promise<void>) | undefined;
@@ -112,6 +113,7 @@ describe(
       await page.getByRole('button', { name: 'Yes, revoke' }).click();
       await page.locator('.badge-bad', { hasText: 'Revoked' }).waitFor();
       await page.screenshot({ path: join(shots, '4-key-revoked.png'), fullPage: true });
+      await assertPageFitsPhone(page, 'API keys');
       const revoked = await rest.get('/test-auth');
       assert.equal(revoked.status, 401);
     });
@@ -195,6 +197,10 @@ describe(
       await frame.getByText('Hello Grace').waitFor();
       assert.equal(await frame.getByText('pwned').count(), 0, 'scripts in a message do not run');
       await page.screenshot({ path: join(shots, '8-outbox.png'), fullPage: true });
+      await assertPageFitsPhone(page, 'an outbox message');
+      await page.getByRole('link', { name: '← Outbox' }).click();
+      await page.getByRole('link', { name: 'Welcome aboard' }).waitFor();
+      await assertPageFitsPhone(page, 'the outbox');
 
       await page.getByRole('link', { name: 'Settings' }).click();
       await page.getByLabel('Default sender email').fill('news@acme.test');
