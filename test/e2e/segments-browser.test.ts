@@ -9,8 +9,6 @@ import * as fields from '../../src/domain/subscribers/fields.ts';
 import * as segments from '../../src/domain/segments/segments.ts';
 import { SHOTS, assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
 
-declare const document: any;
-
 describe('the segment editor (Chromium)', { skip: browserSkip() }, () => {
   const session = dashboardInBrowser();
 

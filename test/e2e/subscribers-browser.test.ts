@@ -19,9 +19,6 @@ import {
   dashboardInBrowser,
 } from '../support/browser.ts';
 
-// the functions given to page.evaluate run in the browser, where there is a document
-declare const document: any;
-
 describe('subscribers, custom fields and imports in the dashboard (Chromium)', { skip: browserSkip() }, () => {
   const session = dashboardInBrowser({ viewport: { width: 1280, height: 860 }, phone: true });
   let s: TestServer;
