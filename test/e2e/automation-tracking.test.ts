@@ -181,6 +181,10 @@ describe('Automation tracking › the send_email step is tracked like a campaign
     const secondClick = await until('the second click', async () => (await eventsOf(accountId, 'email.clicked'))[1]);
     assert.equal(secondClick.data.step, '2');
 
+    // the sink holds the second email, and its click may be recorded, a moment before the worker's
+    // transaction records the send (email.sent and the automation's emails_sent together): read after it
+    await until('the second email.sent', async () => (await eventsOf(accountId, 'email.sent')).length === 2);
+
     // stats as campaigns count them: the first email's two pixel loads, and the second email opened by its
     // click alone (a click counts as one open, so totals are never below uniques); both clicked
     const want = { emails_sent: 2, opens: 3, unique_opens: 2, clicks: 2, unique_clicks: 2 };
