@@ -47,7 +47,8 @@ export async function migrate(db: Db): Promise<string[]> {
   const { migrator, schema } = await migratorFor(db);
   const { error, results } = await retriedWhileAnotherSchemaVanishes(schema, async () => {
     const outcome = await migrator.migrateToLatest();
-    if (outcome.error && vanishedElsewhere(outcome.error, schema)) throw outcome.error;
+    // no results: it failed in the listing, before any migration ran, so trying again is safe
+    if (outcome.error && !outcome.results && vanishedElsewhere(outcome.error, schema)) throw outcome.error;
     return outcome;
   });
   if (error) {
@@ -61,7 +62,9 @@ export async function migrate(db: Db): Promise<string[]> {
  * Kysely's Migrator looks for its own table by listing the tables of every schema. A schema another process
  * drops meanwhile (parallel test runs on one database) fails that listing, as `schema "x" does not exist`
  * or, when a table of it vanishes between the catalog scan and a per-table lookup, `relation "x.t" does
- * not exist`. Nothing was applied then (the listing comes before the migrations' transaction), so the
+ * not exist`, or, when a column vanishes between the scan and Kysely's `pg_get_serial_sequence` on it,
+ * `column "c" of relation "t" does not exist` (which names no schema; ours is only being listed, so it
+ * is another's). Nothing was applied then (the listing comes before the migrations' transaction), so the
  * step is tried again, for as long as other schemas keep changing under it (up to half a minute).
  */
 async function retriedWhileAnotherSchemaVanishes<T>(ours: string, step: () => Promise<T>): Promise<T> {
@@ -78,6 +81,7 @@ async function retriedWhileAnotherSchemaVanishes<T>(ours: string, step: () => Pr
 
 function vanishedElsewhere(error: unknown, ours: string): boolean {
   const message = (error as Error)?.message ?? '';
+  if (/^column "[^"]+" of relation "[^"]+" does not exist/.test(message)) return true;
   const m =
     /^schema "([^"]+)" does not exist/.exec(message) ?? /^relation "([^".]+)\.[^"]+" does not exist/.exec(message);
   return m !== null && m[1] !== ours;

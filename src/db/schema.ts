@@ -11,6 +11,8 @@ import type { DashboardTables } from './schema/dashboard.ts';
 import type { WarmupTables } from './schema/warmup.ts';
 import type { IdempotencyTables } from './schema/idempotency.ts';
 import type { InstancesTables } from './schema/instances.ts';
+import type { ContentTables } from './schema/content.ts';
+import type { SendingTables } from './schema/sending.ts';
 
 export interface DB
   extends
@@ -25,6 +27,8 @@ export interface DB
     DashboardTables,
     WarmupTables,
     IdempotencyTables,
-    InstancesTables {}
+    InstancesTables,
+    ContentTables,
+    SendingTables {}
 
 export * from './schema/core.ts';

@@ -3,6 +3,7 @@
 // event_cursors, shared with the webhook fan-out, is typed in schema/webhooks.ts.
 import type { Generated, Selectable } from 'kysely';
 import type { JsonColumn, NullableTimestamp, Timestamp } from './core.ts';
+import type { LateFeedback } from './campaigns.ts';
 
 export type RunStatus = 'active' | 'completed' | 'canceled' | 'failed';
 
@@ -79,6 +80,11 @@ export interface AutomationEmailsTable {
   soft_bounces: Generated<number>;
   complained_at: NullableTimestamp;
   created_at: Timestamp;
+  /** what a report that arrived later by mail said about this email (migration 20261206_1100) */
+  feedback: LateFeedback | null;
+  feedback_status: string | null;
+  feedback_detail: string | null;
+  feedback_at: NullableTimestamp;
 }
 
 export interface AutomationLinksTable {

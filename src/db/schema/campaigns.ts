@@ -2,7 +2,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './core.ts';
 
-export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'sent' | 'cancelled';
+export type CampaignStatus = 'draft' | 'scheduled' | 'sending' | 'paused' | 'sent' | 'cancelled';
 export type RecipientState = 'queued' | 'sending' | 'sent' | 'failed' | 'skipped' | 'interrupted';
 /** why a 'failed' row failed (migration 20261126_0900) */
 export type RecipientFailure = 'bounced' | 'blocked' | 'rejected' | 'expired' | 'error';
@@ -18,12 +18,12 @@ export interface CampaignsTable {
   reply_to: string | null;
   content_html: string | null;
   content_text: string | null;
-  content_format: Generated<'html' | 'mjml'>;
+  content_format: Generated<'html' | 'mjml' | 'blocks'>;
   content_source: string | null;
   group_ids: Generated<string[]>;
   segment_ids: Generated<string[]>;
   status: Generated<CampaignStatus>;
-  delivery: 'instant' | 'scheduled' | null;
+  delivery: 'instant' | 'scheduled' | 'local_time' | null;
   scheduled_at: NullableTimestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
@@ -32,6 +32,34 @@ export interface CampaignsTable {
   updated_at: Timestamp;
   /** how many of the audience the freeze left out for a suppressed address (migration 20261126_0930) */
   suppressed_count: Generated<number>;
+  /** open pixel and tracked links of this campaign (migration 20261206_1400) */
+  track_opens: Generated<boolean>;
+  track_clicks: Generated<boolean>;
+  /** pause, A/B test, resend and local-time delivery (migration 20261206_1200) */
+  paused_at: NullableTimestamp;
+  ab_test: AbTestColumn | null;
+  ab_winner: number | null;
+  ab_decide_at: NullableTimestamp;
+  resend_of: string | null;
+  local_time: string | null;
+  local_date: string | null;
+  local_time_past: 'send' | 'skip' | null;
+}
+
+/** A campaign's A/B test as stored (campaigns/abTests.ts); content_html is each variant's compiled content. */
+export interface AbTestColumn {
+  variants: {
+    subject?: string | null;
+    preview_text?: string | null;
+    from_name?: string | null;
+    content_format?: string;
+    content_source?: string | null;
+    content_html?: string | null;
+  }[];
+  test_percent: number;
+  winner_by: 'opens' | 'clicks' | 'manual';
+  wait_hours: number;
+  seed: number;
 }
 
 export interface CampaignRecipientsTable {
@@ -67,7 +95,21 @@ export interface CampaignRecipientsTable {
   failure: RecipientFailure | null;
   /** earlier rounds a retry put back in the queue, oldest first (migration 20261126_0930) */
   previous_errors: Generated<PreviousError[]>;
+  /** the A/B variant this recipient is sent (migration 20261206_1200) */
+  variant: number | null;
+  /** not in the A/B test share: held until the winner is known */
+  ab_rest: boolean | null;
+  /** what a report that arrived later by mail said about this email (migration 20261206_1100) */
+  feedback: LateFeedback | null;
+  feedback_status: string | null;
+  feedback_detail: string | null;
+  feedback_at: NullableTimestamp;
+  /** the email client and device of the first human open or click (migration 20261207_0400) */
+  client: string | null;
+  device: string | null;
 }
+
+export type LateFeedback = 'bounced' | 'soft_bounced' | 'blocked' | 'delayed' | 'complained';
 
 export interface PreviousError {
   state: 'failed' | 'interrupted';

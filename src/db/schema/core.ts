@@ -20,6 +20,10 @@ export interface AccountsTable {
   bounce_secret: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** the sender's physical address, shown in every email's footer (migration 20261206_1400) */
+  postal_address: string | null;
+  /** checks before a send that refuse it for this account beyond the instance's (migration 20261206_1400) */
+  blocking_checks: Generated<string[]>;
 }
 
 export interface UsersTable {
@@ -29,6 +33,10 @@ export interface UsersTable {
   name: string | null;
   password_hash: string | null;
   created_at: Timestamp;
+  totp_pending_secret: string | null;
+  totp_secret: string | null;
+  totp_enabled_at: NullableTimestamp;
+  totp_last_step: number | null;
 }
 
 export interface MembershipsTable {
@@ -78,6 +86,8 @@ export interface SubscribersTable {
   unsubscribed_at: NullableTimestamp;
   /** the subscriber's group ids, kept by triggers on subscriber_groups; may hold deleted groups' ids (ledgerQueries.ts) */
   member_of: Generated<string[]>;
+  /** IANA zone for local-time delivery; null: the account's (migration 20261206_1200) */
+  time_zone: Generated<string | null>;
 }
 
 export interface GroupsTable {

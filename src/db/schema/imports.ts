@@ -32,6 +32,18 @@ export interface ImportsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** the person's choices (migration 20261207_0500): existing, consent_note, on_bad_value, mapping */
+  options: JsonColumn<ImportJobOptions>;
+  skipped_count: Generated<number>;
+  warning_count: Generated<number>;
+  warnings: JsonColumn<ImportError[]>;
+}
+
+export interface ImportJobOptions {
+  existing?: 'update' | 'skip';
+  consent_note?: string;
+  on_bad_value?: 'refuse_row' | 'drop_value';
+  mapping?: Record<string, string>;
 }
 
 /** One staged row inside an import_chunks.rows array (null keys are left out). */
@@ -42,7 +54,10 @@ export interface StagedJsonRow {
   last_name?: string | null;
   phone?: string | null;
   custom_fields?: Record<string, unknown> | null;
+  time_zone?: string | null;
   error?: string | null;
+  /** values dropped from the row, each with why */
+  warnings?: string[] | null;
 }
 
 export interface ImportChunksTable {
