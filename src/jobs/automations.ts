@@ -8,14 +8,14 @@ import type { StopFn, WorkerContext } from './context.ts';
 import { startLoop } from './pollLoop.ts';
 
 export async function register(ctx: WorkerContext): Promise<StopFn> {
-  const { db, config, log, transport } = ctx;
+  const { db, config, log, transport, pacing } = ctx;
   const feed = triggers.eventFeed();
 
   const runLoop = startLoop(
     'automation runs',
     config.WORKER_POLL_MS,
     log,
-    async () => (await runs.advanceDue({ db, config, transport, instanceId: ctx.queue.instanceId })) > 0,
+    async () => (await runs.advanceDue({ db, config, transport, pacing, instanceId: ctx.queue.instanceId })) > 0,
   );
 
   const triggerLoop = startLoop('automation triggers', config.WORKER_POLL_MS, log, async () => {

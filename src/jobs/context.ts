@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db, DbHandle } from '../db/client.ts';
+import type { Pacing } from '../domain/delivery/pacing.ts';
 import type { MailTransport } from '../mail/transport.ts';
 import type { Queue } from './queue.ts';
 
@@ -14,6 +15,8 @@ export interface WorkerContext {
   /** the process's one mail transport (its owner closes it, after the workers stop) */
   transport: MailTransport;
   log: FastifyBaseLogger;
+  /** the process's one pace of bulk mail, shared by campaign lanes and automation runs (startWorkers makes it) */
+  pacing: Pacing;
 }
 
 /** A worker module starts its loops in register and returns how to stop them. */

@@ -1,9 +1,9 @@
-// Campaign send workers: each process runs one Sender (send/sender.ts), whose lanes claim ledger batches
-// and pace the send steps of domain/campaigns/sending.ts; everything they write to the ledger goes
-// through one writer (send/ledgerWriter.ts). The scheduler wakes the lanes when it starts a campaign.
-import type { MxResolver } from '../domain/campaigns/providers.ts';
+// Campaign send workers: each process runs one Sender (domain/delivery/sender.ts); this registrar starts
+// its lanes (one poll loop each, calling `round`) and its heartbeat. The scheduler wakes the lanes when it
+// starts a campaign.
+import { LANES, Sender } from '../domain/delivery/sender.ts';
 import type { StopFn, WorkerContext } from './context.ts';
-import { Sender } from './send/sender.ts';
+import { startLoop } from './pollLoop.ts';
 
 let wakeAll: () => void = () => {};
 /** Cuts the idle wait short (the scheduler calls it after starting campaigns). */
@@ -11,14 +11,20 @@ export function wake(): void {
   wakeAll();
 }
 
-let mxResolver: MxResolver | undefined;
-/** Tests: the MX lookup the next started workers use. */
-export function useMxResolver(resolve: MxResolver | undefined): void {
-  mxResolver = resolve;
-}
-
 export async function register(ctx: WorkerContext): Promise<StopFn> {
-  const sender = new Sender(ctx, mxResolver);
-  wakeAll = await sender.start();
-  return () => sender.stop();
+  const { config, log } = ctx;
+  const sender = new Sender(ctx, ctx.pacing);
+  await sender.start();
+  const beat = setInterval(() => void sender.beat(), Math.max(100, Math.floor(config.SEND_LEASE_MS / 3)));
+  beat.unref();
+  const lanes = Array.from({ length: LANES }, () =>
+    startLoop('send', config.WORKER_POLL_MS, log, () => sender.round()),
+  );
+  wakeAll = () => lanes.forEach((lane) => lane.wake());
+  return async () => {
+    clearInterval(beat);
+    sender.halt();
+    await Promise.all(lanes.map((lane) => lane.stop()));
+    await sender.drain();
+  };
 }

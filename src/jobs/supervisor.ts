@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import * as runs from '../domain/automations/runs.ts';
 import * as instances from '../domain/instances/instances.ts';
 import * as delivery from '../domain/webhooks/delivery.ts';
+import { inboundSummary } from '../mail/inbound/status.ts';
 import type { StopFn, WorkerContext } from './context.ts';
 import { startLoop } from './pollLoop.ts';
 import type { Queue } from './queue.ts';
@@ -21,7 +22,8 @@ export async function register(ctx: WorkerContext): Promise<StopFn> {
   if (handle.kind === 'pglite') await instances.forgetOthers(db, me);
 
   const round = async () => {
-    await instances.beat(handle, me, host, process.pid);
+    // with it, what this process's inbound listener and bounce mailbox are doing, for Settings
+    await instances.beat(handle, me, host, process.pid, inboundSummary());
     const timeout = config.INSTANCE_TIMEOUT_MS;
     const jobs = await handBack(queue, await instances.takeOrphanedJobs(db, timeout));
     const runCount = await runs.releaseOrphans(db, timeout);

@@ -6,6 +6,12 @@ export interface OutgoingMessage extends Omit<MimeMessage, 'messageId' | 'date'>
   accountId: string | null;
   /** without angle brackets; generated when absent */
   messageId?: string;
+  /** the SMTP MAIL FROM (a VERP return path, verp.ts); the From address when absent */
+  envelopeFrom?: string;
+  /** the key to sign with instead of the instance key: the account's verified sending domain's */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /** which of the account's relays carries the message; absent: the instance's SMTP_URL */
+  relayId?: string;
 }
 
 export type SendResult =

@@ -6,6 +6,7 @@
 import { compile as compileHtmlToText } from 'html-to-text';
 import type { Template } from 'liquidjs';
 import { compileFast, type FastTemplate } from './fastTemplate.ts';
+import { checkHtmlBounds, ContentBoundError } from './htmlBounds.ts';
 import { Budget, htmlEngine, parseBounded, renderBounded, textEngine } from './liquid.ts';
 import { rewriteHrefs } from './tracking.ts';
 
@@ -39,11 +40,15 @@ export interface CompiledTemplate {
 
 /**
  * Tracking woven into the template once, at compile time (campaigns): each literal link that `linkIndex`
- * knows becomes `{{ tracking.click }}/<index>` and an open pixel `{{ tracking.open }}` goes before </body>;
- * renderMessage then fills both from ctx.tracking — no per-message HTML rewriting.
+ * knows becomes `{{ tracking.click }}/<index>` (click tracking) and, with `opens`, an open pixel
+ * `{{ tracking.open }}` goes before </body>; renderMessage then fills both from ctx.tracking — no
+ * per-message HTML rewriting.
  */
 export interface CompileTracking {
-  linkIndex: (url: string) => number | undefined;
+  /** absent: links are left as they are (click tracking off) */
+  linkIndex?: (url: string) => number | undefined;
+  /** the open pixel */
+  opens?: boolean;
 }
 
 /** The variables a template sees as `subscriber.*`. */
@@ -69,6 +74,14 @@ export interface RenderContext {
   rewriteLinks?: (url: string) => string;
   /** for templates compiled with CompileTracking: the recipient's click base and pixel URLs */
   tracking?: { click: string; open: string };
+  /** the `account` variable: who sends, and where they are (the automatic footer shows both) */
+  account?: RenderAccount;
+}
+
+/** What templates see as `account`: the postal address on one line, '' when the account has none. */
+export interface RenderAccount {
+  name: string;
+  postal_address: string;
 }
 
 export type TemplatePart = 'subject' | 'html' | 'text';
@@ -87,16 +100,20 @@ export interface RenderedMessage {
   text: string;
 }
 
-// appended when the template has no unsubscribe link of its own
+// appended when the template has no unsubscribe link of its own: who sends it and from where (a
+// commercial email must carry the sender's postal address), and the way out
 const FOOTER =
-  '\n<p style="font-size:12px;color:#777;text-align:center;margin-top:32px">' +
+  '\n<p style="font-size:12px;line-height:1.5;color:#4b5563;text-align:center;margin-top:32px">' +
+  '{{ account.name }}<br>{{ account.postal_address }}<br>' +
   'You receive this email because you subscribed. <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>\n';
+const TEXT_FOOTER = '\n\n--\n{{ account.name }}\n{{ account.postal_address }}\nUnsubscribe: {{ unsubscribe_url }}\n';
 
 /**
  * Parses subject, HTML and text once. Throws a TemplateError naming every part with a Liquid error.
  * Example: const t = compileTemplate({ subject, html: content_html }); renderMessage(t, ctx)
  */
 export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking): CompiledTemplate {
+  checkShape(t.html);
   const problems: TemplateError['problems'] = [];
   const parse = (engine: typeof htmlEngine, part: TemplatePart, source: string): Template[] => {
     try {
@@ -107,13 +124,13 @@ export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking):
     }
   };
   let body = t.html.includes('unsubscribe_url') ? t.html : withFooter(t.html);
-  if (tracking) {
+  const linkIndex = tracking?.linkIndex;
+  if (linkIndex)
     body = rewriteHrefs(body, (url) => {
-      const idx = tracking.linkIndex(url);
+      const idx = linkIndex(url);
       return idx === undefined ? url : `{{ tracking.click }}/${idx}`;
     });
-    body = insertBeforeBodyClose(body, PIXEL);
-  }
+  if (tracking?.opens) body = insertBeforeBodyClose(body, HAS_IMAGE.test(t.html) ? PIXEL : BACKGROUND_PIXEL);
   // the preheader is a variable, not text spliced into the template: preview_text is never parsed as Liquid
   const html = t.preview_text ? insertAfterBodyOpen(body, PREHEADER) : body;
   const textSource = t.text ? withTextFooter(t.text) : undefined;
@@ -138,7 +155,31 @@ export function compileTemplate(t: MessageTemplate, tracking?: CompileTracking):
   return compiled;
 }
 
+// before anything builds a tree of the HTML (link rewriting, html-to-text): a document nested 150,000
+// levels deep would otherwise overflow html-to-text's stack after 30 s
+function checkShape(html: string): void {
+  try {
+    checkHtmlBounds(html);
+  } catch (err) {
+    if (err instanceof ContentBoundError) throw new TemplateError([{ part: 'html', message: err.message }]);
+    throw err;
+  }
+}
+
 const PIXEL = '<img src="{{ tracking.open }}" width="1" height="1" alt="" style="display:block;border:0">';
+/**
+ * The pixel of a message without images of its own: a 1×1 cell's background (the attribute, the CSS and,
+ * for Outlook's Word engine, VML), not an <img>. Spam filters read a short message whose only image is a
+ * pixel as "image only" (SpamAssassin's HTML_IMAGE_ONLY_*, up to 1.8 points); a background is no image
+ * to them, and mail clients load it like one.
+ */
+const BACKGROUND_PIXEL =
+  '<table role="presentation" width="1" height="1" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse">' +
+  '<tr><td width="1" height="1" background="{{ tracking.open }}" ' +
+  'style="background-image:url(\'{{ tracking.open }}\');width:1px;height:1px;font-size:1px;line-height:1px">&nbsp;' +
+  '<!--[if gte mso 9]><v:rect xmlns:v="urn:schemas-microsoft-com:vml" fill="true" stroke="false" style="width:1px;height:1px">' +
+  '<v:fill type="frame" src="{{ tracking.open }}" /></v:rect><![endif]--></td></tr></table>';
+const HAS_IMAGE = /<img\b/i;
 const PREHEADER = '<div style="display:none;max-height:0;overflow:hidden">{{ preview_text }}</div>';
 
 function derivedText(html: string): { templates: Template[]; source?: string } {
@@ -162,6 +203,7 @@ export function renderMessage(template: CompiledTemplate | MessageTemplate, ctx:
     unsubscribe_url: ctx.unsubscribeUrl,
     preview_text: t.preview_text ?? '',
     tracking: ctx.tracking ?? { click: '', open: '' },
+    account: ctx.account ?? { name: '', postal_address: '' },
   };
   const budget = new Budget();
   const part = (name: TemplatePart, fast: FastTemplate | undefined, templates: Template[], escape: boolean) => {
@@ -208,7 +250,7 @@ function withFooter(html: string): string {
 }
 
 function withTextFooter(text: string): string {
-  return text.includes('unsubscribe_url') ? text : `${text}\n\nUnsubscribe: {{ unsubscribe_url }}\n`;
+  return text.includes('unsubscribe_url') ? text : text + TEXT_FOOTER;
 }
 
 function insertBeforeBodyClose(html: string, fragment: string): string {

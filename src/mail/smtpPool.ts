@@ -4,9 +4,12 @@
 // MimeNode and a stream.pipeline, and on Node 20 every pipeline's AbortSignal survives the young
 // generation — measured 0.6 KB promoted to the old generation per message, the largest share of what
 // grew the server's heap during a campaign send (docs/performance.md, Sending). Here a message is one
-// string handed to one connection. DKIM (when configured) signs each message with nodemailer's signer.
-import DKIM from 'nodemailer/lib/dkim';
+// string handed to one connection, signed already (dkim.ts, by the sender).
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { publicAddresses } from './publicHost.ts';
+
+/** Why a connection to an account's relay is refused before it is made. */
+export const PRIVATE_RELAY = 'The SMTP relay host must not be a private, loopback or link-local address';
 
 export interface SmtpPoolOptions {
   host: string;
@@ -17,8 +20,15 @@ export interface SmtpPoolOptions {
   ignoreTLS: boolean;
   tls: { rejectUnauthorized: boolean };
   auth?: { user: string; pass: string };
-  dkim?: { domainName: string; keySelector: string; privateKey: string };
+  /** the EHLO name (smtpSender.ts ehloName) */
+  name?: string;
   maxConnections: number;
+  /**
+   * connect only to public addresses of `host`, resolved through these DNS servers (DNS_SERVERS) at every
+   * connection: an account's relay, unless ALLOW_PRIVATE_SMTP_RELAYS. Absent: the instance's SMTP_URL,
+   * which the operator chose, connected to as named.
+   */
+  publicOnly?: { dnsServers: string };
 }
 
 export interface Envelope {
@@ -39,14 +49,11 @@ type Waiter = (slot: Slot | undefined) => void;
 export class SmtpPool {
   private readonly idle: Slot[] = [];
   private readonly waiting: Waiter[] = [];
-  private readonly dkim?: DKIM;
   /** connections open or being opened */
   private open = 0;
   private closed = false;
 
-  constructor(private readonly options: SmtpPoolOptions) {
-    if (options.dkim) this.dkim = new DKIM(options.dkim);
-  }
+  constructor(private readonly options: SmtpPoolOptions) {}
 
   /**
    * Sends one message (CRLF text) and resolves with the server's final reply, or rejects with
@@ -56,9 +63,7 @@ export class SmtpPool {
     const slot = await this.acquire();
     try {
       const info = await new Promise<{ response: string }>((resolve, reject) =>
-        slot.conn.send(envelope, this.dkim ? this.dkim.sign(message) : message, (err, info) =>
-          err ? reject(err) : resolve(info as { response: string }),
-        ),
+        slot.conn.send(envelope, message, (err, info) => (err ? reject(err) : resolve(info as { response: string }))),
       );
       this.release(slot);
       return info.response;
@@ -125,9 +130,33 @@ export class SmtpPool {
   }
 
   private async connect(): Promise<Slot> {
-    const { host, port, secure, ignoreTLS, tls, auth } = this.options;
-    // EHLO name, SNI and timeouts: SMTPConnection's defaults, as under nodemailer's own pool
-    const conn = new SMTPConnection({ host, port, secure, ignoreTLS, tls, logger: false });
+    const { host, port, secure, ignoreTLS, tls, auth, name, publicOnly } = this.options;
+    // a relay's name is resolved and checked here, and the connection goes to the address checked (SNI and
+    // the certificate still name the host): a name re-pointed at a private address since it was saved fails
+    let address: string | undefined;
+    if (publicOnly) {
+      try {
+        address = (await publicAddresses({ DNS_SERVERS: publicOnly.dnsServers }, host, PRIVATE_RELAY))[0]!.address;
+      } catch (err) {
+        this.open--; // no connection was made: the slot is free again
+        this.waiting.shift()?.(undefined);
+        const e = err as { code?: string; message?: string };
+        throw Object.assign(new Error(e.code === 'EPRIVATE' ? PRIVATE_RELAY : `Could not resolve ${host}`), {
+          code: e.code === 'EPRIVATE' ? 'EPRIVATE' : 'EDNS',
+        });
+      }
+    }
+    // SNI and timeouts: SMTPConnection's defaults, as under nodemailer's own pool; the EHLO name is ours
+    const conn = new SMTPConnection({
+      host: address ?? host,
+      ...(address && { servername: host }),
+      port,
+      secure,
+      ignoreTLS,
+      tls,
+      name,
+      logger: false,
+    });
     const slot: Slot = { conn, dead: false, dropped: false };
     conn.on('error', () => this.evict(slot)); // a send in flight gets the same error through its callback
     conn.once('end', () => this.evict(slot));

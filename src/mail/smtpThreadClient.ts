@@ -5,6 +5,7 @@
 // Hand-made rather than a worker-pool library: one long-lived thread holding the connections, an id per
 // message and a map of pending replies is all it needs.
 import { Worker } from 'node:worker_threads';
+import type { SmtpPoolOptions } from './smtpPool.ts';
 import type { AddressedMessage, SmtpSettings } from './smtpSender.ts';
 import type { ThreadReply, ThreadRequest } from './smtpThread.ts';
 import type { SendResult } from './outgoing.ts';
@@ -17,6 +18,10 @@ export class SmtpThreadClient {
   private pending = new Map<number, (r: SendResult) => void>();
   private nextId = 0;
   private closed = false;
+  /** DKIM keys this thread holds already, by PEM: a key crosses to the thread once, not with each message */
+  private keyRefs = new Map<string, number>();
+  /** account relays whose pool this thread holds, with the settings it holds them under */
+  private relays = new Map<string, string>();
   /** told when the thread stops unasked (its pending messages have failed as transient) */
   onError?: (err: Error) => void;
 
@@ -27,15 +32,41 @@ export class SmtpThreadClient {
     if (!this.worker && !this.closed) this.start();
   }
 
-  send(msg: AddressedMessage): Promise<SendResult> {
+  /** Sends over the instance's pool, or over an account relay's (opened in the thread on its first message). */
+  send(msg: AddressedMessage, relay?: { id: string; options: SmtpPoolOptions }): Promise<SendResult> {
     if (this.closed)
       return Promise.resolve({ ok: false, permanent: false, error: 'The SMTP connection pool is closed' });
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
+    if (relay) {
+      const held = JSON.stringify(relay.options);
+      if (this.relays.get(relay.id) !== held) {
+        this.relays.set(relay.id, held);
+        worker.postMessage({ relay } satisfies ThreadRequest);
+      }
+    }
+    let keyRef: number | undefined;
+    if (msg.dkim) {
+      keyRef = this.keyRefs.get(msg.dkim.privateKey);
+      if (keyRef === undefined) {
+        // refs start over past 1,000 keys: a ref is rebound (in order, before its next message) when reused
+        if (this.keyRefs.size >= 1000) this.keyRefs = new Map();
+        keyRef = this.keyRefs.size;
+        this.keyRefs.set(msg.dkim.privateKey, keyRef);
+        worker.postMessage({ key: { ref: keyRef, pem: msg.dkim.privateKey } } satisfies ThreadRequest);
+      }
+      msg = { ...msg, dkim: { ...msg.dkim, privateKey: '' } };
+    }
     return new Promise<SendResult>((resolve) => {
       this.pending.set(id, resolve);
-      worker.postMessage({ id, msg } satisfies ThreadRequest);
+      worker.postMessage({ id, msg, keyRef, relay: relay?.id } satisfies ThreadRequest);
     });
+  }
+
+  /** Closes a relay's pool (the relay was deleted or changed); its next message opens a new one. */
+  dropRelay(relayId: string): void {
+    if (!this.relays.delete(relayId)) return;
+    this.worker?.postMessage({ dropRelay: relayId } satisfies ThreadRequest);
   }
 
   /** Asks the thread to say QUIT and end; later sends fail (transient). */
@@ -58,6 +89,8 @@ export class SmtpThreadClient {
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
     const pending = (this.pending = new Map());
+    this.keyRefs = new Map(); // a new thread holds no keys yet
+    this.relays = new Map(); // nor relay pools
     this.worker = worker;
     worker.unref(); // what keeps the process up is its server and its workers, not an idle SMTP thread
     worker.on('message', ({ id, result }: ThreadReply) => {

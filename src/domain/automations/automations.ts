@@ -105,7 +105,7 @@ async function activeCounts(db: Db, accountId: string, ids: string[]): Promise<M
   return new Map(rows.map((r) => [r.automation_id, Number(r.n)]));
 }
 
-export async function create(db: Db, accountId: string, input: NewAutomation): Promise<Automation> {
+export async function create(db: Db, accountId: string, input: unknown): Promise<Automation> {
   const a = parseInput(NewAutomation, input);
   const checked = await checkDefinition(db, accountId, a.trigger, a.steps);
   const row = await queries.insertAutomation(db, {
@@ -129,7 +129,7 @@ export async function get(db: Db, accountId: string, id: string): Promise<Automa
   return view(row, (await liveStats(db, accountId, [id])).get(id));
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Automation>> {
+export async function list(db: Db, accountId: string, query: unknown): Promise<Page<Automation>> {
   const q = parseInput(ListQuery, query);
   const rows = await queries.automationPage(db, accountId, q.per_page, offsetOf(q));
   const total = await queries.countAutomations(db, accountId);
@@ -149,7 +149,7 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
  * Changes name, enabled, trigger or steps. Runs hold positions in the steps, so trigger and steps can
  * only change while the automation is disabled (or is being disabled by this same update).
  */
-export async function update(db: Db, accountId: string, id: string, input: AutomationUpdate): Promise<Automation> {
+export async function update(db: Db, accountId: string, id: string, input: unknown): Promise<Automation> {
   const u = parseInput(AutomationUpdate, input);
   const redefines = u.trigger !== undefined || u.steps !== undefined;
   const checked = redefines ? await checkDefinition(db, accountId, u.trigger, u.steps) : {};
@@ -221,12 +221,7 @@ function runView(r: RunActivityRow, steps: Step[]) {
 export type RunActivity = ReturnType<typeof runView>;
 
 /** get_automation_activity: runs newest first, each with its subscriber, position and history. */
-export async function activity(
-  db: Db,
-  accountId: string,
-  id: string,
-  query: ActivityQuery,
-): Promise<Page<RunActivity>> {
+export async function activity(db: Db, accountId: string, id: string, query: unknown): Promise<Page<RunActivity>> {
   const q = parseInput(ActivityQuery, query);
   const automation = await find(db, accountId, id);
   const rows = await runQueries.runPage(db, accountId, id, q.status, q.per_page, offsetOf(q));

@@ -2,24 +2,26 @@
 // run's advance (position, next_run_at, history), so a restart never repeats a step. send_email is the
 // exception that cannot share a transaction with SMTP; like campaigns it is at-most-once: the step is
 // marked 'sending' and committed before the mail server sees it, and a run found still 'sending' after a
-// crash is recorded as interrupted and moves on without sending again.
+// crash is recorded as interrupted and moves on without sending again. The email itself goes through the
+// delivery pipeline (delivery/automationEmail.ts): the same message builder, pacing and outcome rule as a
+// campaign's.
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { AutomationRow, RunHistoryDetail, RunRow } from '../../db/schema/automations.ts';
 import type { Account, SubscriberRow } from '../../db/schema.ts';
-import { bulkHeaders, resolveSender } from '../../mail/headers.ts';
-import { compileTemplate, renderMessage } from '../../mail/render.ts';
-import { automationTrackToken, trackingUrls } from '../../mail/tracking.ts';
-import { newMessageId, type MailTransport, type OutgoingMessage, type SendResult } from '../../mail/transport.ts';
-import { unsubscribeUrl } from '../../mail/unsubscribe.ts';
+import { mailFromAddress, resolveSender } from '../../mail/headers.ts';
+import { newMessageId } from '../../mail/transport.ts';
+import { sendAutomationEmail, type AutomationSend, type AutomationSendDeps } from '../delivery/automationEmail.ts';
+import { bounceOf } from '../delivery/outcome.ts';
 import * as automationEmails from './emails.ts';
 import * as queries from './queries.ts';
 import * as runQueries from './runQueries.ts';
 import { branchPath, delayMs, nextPath, stepAt, type Step } from './steps.ts';
 import { NotFound, Validation } from '../errors.ts';
 import { recordEvent } from '../events/log.ts';
-import { applyAtSend } from '../feedback/bounces.ts';
-import { classify, parseReply } from '../feedback/smtpReply.ts';
+import { applyAtSend, type HardBounce } from '../feedback/bounces.ts';
+import { senderIdentity } from '../sending/identity.ts';
+import { returnPathDomainFor } from '../feedback/returnPath.ts';
 import * as fields from '../subscribers/fields.ts';
 import * as groups from '../subscribers/groups.ts';
 import { whereMatches } from '../segments/filter.ts';
@@ -27,10 +29,8 @@ import * as subscribers from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
 import * as leases from '../instances/queries.ts';
 
-export interface RunDeps {
+export interface RunDeps extends AutomationSendDeps {
   db: Db;
-  config: Config;
-  transport: MailTransport;
   /** the worker instance that leases runs (its death releases them, src/jobs/supervisor.ts) */
   instanceId?: string;
 }
@@ -218,99 +218,105 @@ async function matches(trx: Db, sub: SubscriberRow, step: Extract<Step, { type: 
   return queries.subscriberMatches(trx, sub.account_id, sub.id, whereMatches(step.filter, types));
 }
 
-async function send(deps: RunDeps, p: SendPlan): Promise<SendResult> {
-  try {
-    // the same tracking as campaigns (mail/tracking.ts): literal links become {click}/{index} into the
-    // stored link set, a pixel goes before </body>; the token names this email's automation_emails row
-    const tracked = p.account.tracking_enabled;
-    const linkIndex = new Map(p.email.links.map((url, i) => [url, i]));
-    const template = compileTemplate(
-      { subject: p.step.subject, html: p.step.content_html },
-      tracked ? { linkIndex: (url) => linkIndex.get(url) } : undefined,
-    );
-    const unsubscribe = unsubscribeUrl(deps.config, p.run.account_id, p.sub.id, { automation_id: p.automation.id });
-    const tracking = tracked
-      ? trackingUrls(deps.config, automationTrackToken(deps.config.secret, p.email.id))
-      : undefined;
-    const m = renderMessage(template, { subscriber: p.sub, unsubscribeUrl: unsubscribe, tracking });
-    const sender = resolveSender(deps.config, p.step, p.account);
-    const msg: OutgoingMessage = {
+async function send(deps: RunDeps, p: SendPlan): Promise<AutomationSend> {
+  // who the email is sent as, resolved once: the DKIM key and the return path both come from it
+  const from = resolveSender(deps.config, p.step, p.account).from;
+  const identity = await senderIdentity(deps.db, deps.config, p.run.account_id, from);
+  const returnPathDomain = await returnPathDomainFor(
+    deps.db,
+    deps.config,
+    p.run.account_id,
+    mailFromAddress(from),
+    identity,
+  );
+  return sendAutomationEmail(
+    deps,
+    {
       accountId: p.run.account_id,
-      from: sender.from,
-      replyTo: sender.replyTo,
-      to: p.sub.email,
-      subject: m.subject,
-      html: m.html,
-      text: m.text,
-      headers: bulkHeaders(deps.config, unsubscribe, { 'X-Mailgrove-Automation': p.automation.id }),
+      automationId: p.automation.id,
+      step: p.step,
+      account: p.account,
+      subscriber: p.sub,
+      emailId: p.email.id,
+      links: p.email.links,
       messageId: p.messageId,
-    };
-    return await deps.transport.send(msg);
-  } catch (err) {
-    // a render failure (e.g. the template time limit) fails the same way every time
-    return { ok: false, permanent: true, error: (err as Error).message };
-  }
+      returnPathDomain,
+      identity,
+    },
+    p.run.step_attempts + 1,
+  );
 }
 
-/** The outcome of an email: sent (email.sent with automation_id), retried later (4xx), or the run failed. */
-async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): Promise<Turn> {
+/**
+ * What came of the email: sent (email.sent with automation_id); retried later (a 4xx, or no answer, until
+ * SEND_MAX_ATTEMPTS); deferred without an attempt while its provider backs off; or failed, and the run
+ * with it — a hard bounce or an expired deferral going through the subscriber's bounce rules first.
+ */
+async function recordSend(trx: Db, config: Config, p: SendPlan, sent: AutomationSend): Promise<Turn> {
   const run = await runQueries.lockRun(trx, p.run.id);
   if (!run) return 'done';
   const path = p.run.current_step!;
   const steps = p.automation.steps as Step[];
-  const retry = !r.ok && run.status === 'active' && !r.permanent && run.step_attempts < config.SEND_MAX_ATTEMPTS;
+  const source = { automation_id: p.automation.id, step: path, run_id: run.id };
+  if ('deferred' in sent) {
+    const { provider, until } = sent.deferred;
+    const entry = { step: path, type: 'send_email', result: 'deferred', provider, until: until.toISOString() };
+    if (run.status !== 'active') return save(trx, run, { step_state: null }, entry).then(() => 'done' as const);
+    // the attempt was never made: it does not count toward SEND_MAX_ATTEMPTS
+    const changes = { step_state: null, step_attempts: Math.max(0, run.step_attempts - 1), next_run_at: until };
+    await save(trx, run, changes, entry);
+    return 'wait';
+  }
+  const o = sent.outcome;
+  const retry = o.state === 'queued' && run.status === 'active';
   await automationEmails.finish(
     trx,
     p.email.id,
-    r.ok ? 'sent' : retry ? 'sending' : 'failed',
-    r.ok ? r.messageId : undefined,
+    o.state === 'sent' ? 'sent' : retry ? 'sending' : 'failed',
+    o.state === 'sent' ? o.message_id : undefined,
   );
-  if (!r.ok && r.code !== undefined) {
-    // the campaign rule: a mailbox that does not exist bounces the subscriber (and the run then fails)
-    const reply = parseReply(r.code, r.error);
-    if (classify(reply) === 'hard') {
-      const source = { automation_id: p.automation.id, step: path, run_id: run.id };
-      const row = { table: 'automation_emails' as const, id: p.email.id, message_id: p.messageId, source };
-      const bounce = {
-        subscriberId: p.sub.id,
-        email: p.sub.email,
-        row,
-        messageId: p.messageId,
-        extra: { smtp_status: reply.status },
-      };
-      await applyAtSend(trx, run.account_id, [bounce], [], 0);
-    }
+  const bounce = bounceOf(o);
+  if (bounce) {
+    const row = { table: 'automation_emails' as const, id: p.email.id, message_id: p.messageId, source };
+    const b: HardBounce = {
+      subscriberId: p.sub.id,
+      email: p.sub.email,
+      row,
+      messageId: p.messageId,
+      extra: { smtp_status: o.state === 'failed' ? (o.reply?.status ?? null) : null },
+    };
+    if (bounce.kind === 'hard') await applyAtSend(trx, run.account_id, [b], [], 0);
+    else await applyAtSend(trx, run.account_id, [], [b], bounce.limit);
   }
-  if (r.ok) {
-    const source = { automation_id: p.automation.id, step: path, run_id: run.id };
+  if (o.state === 'sent') {
     await recordEvent(
       trx,
       run.account_id,
       'email.sent',
-      { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: r.messageId },
+      { ...source, subscriber: { id: p.sub.id, email: p.sub.email }, message_id: o.message_id },
       p.sub.id,
     );
     await queries.addToCounter(trx, p.automation.id, 'emails_sent');
-    const entry = { step: path, type: 'send_email', result: 'sent', message_id: r.messageId };
-    const sent = { step_state: null, step_attempts: 0, emails_sent: run.emails_sent + 1 };
+    const entry = { step: path, type: 'send_email', result: 'sent', message_id: o.message_id };
+    const counted = { step_state: null, step_attempts: 0, emails_sent: run.emails_sent + 1 };
     // canceled while the email was with the mail server: the email counts, the run stays canceled
-    if (run.status !== 'active') return save(trx, run, sent, entry).then(() => 'done' as const);
-    return moveTo(trx, run, p.automation, nextPath(steps, path), entry, sent);
+    if (run.status !== 'active') return save(trx, run, counted, entry).then(() => 'done' as const);
+    return moveTo(trx, run, p.automation, nextPath(steps, path), entry, counted);
   }
   if (run.status !== 'active')
     return save(
       trx,
       run,
       { step_state: null },
-      { step: path, type: 'send_email', result: 'not sent', error: r.error },
+      { step: path, type: 'send_email', result: 'not sent', error: o.error },
     ).then(() => 'done' as const);
-  if (retry) {
-    const retryAt = new Date(Date.now() + config.SEND_RETRY_BASE_MS * 2 ** (run.step_attempts - 1));
+  if (o.state === 'queued') {
+    const retryAt = new Date(Date.now() + o.retry_in_ms);
     await save(
       trx,
       run,
       { step_state: null, next_run_at: retryAt },
-      { step: path, type: 'send_email', result: 'retrying', error: r.error, retry_at: retryAt.toISOString() },
+      { step: path, type: 'send_email', result: 'retrying', error: o.error, retry_at: retryAt.toISOString() },
     );
     return 'wait';
   }
@@ -318,7 +324,7 @@ async function recordSend(trx: Db, config: Config, p: SendPlan, r: SendResult): 
     trx,
     run,
     'failed',
-    { step: path, type: 'send_email', result: 'failed', error: r.error },
+    { step: path, type: 'send_email', result: 'failed', error: o.error },
     { step_state: null },
   );
 }

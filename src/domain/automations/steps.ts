@@ -3,13 +3,14 @@
 // and step paths ("0", "2.then.1") that say where a run stands in the tree.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { compileChecked } from '../campaigns/templates.ts';
+import { checkInPool } from '../campaigns/templates.ts';
 import { Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { SegmentFilter, validateFor, type Filter } from '../segments/filter.ts';
 import { Email, SubscriberUpdate } from '../subscribers/subscribers.ts';
 import { int4, parseInput } from '../validation.ts';
 import { existsInAccount } from './queries.ts';
+import { ContentFields, sourceText, toHtml, type ContentFormat } from '../campaigns/content.ts';
 
 const guid = (what: string) => z.guid(`${what} must be a UUID`);
 export const SOURCES = ['api', 'import', 'form', 'dashboard', 'mcp'] as const;
@@ -43,7 +44,16 @@ const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const
 
 export type Step =
   | { type: 'delay'; amount: number; unit: (typeof UNITS)[number] }
-  | { type: 'send_email'; subject: string; content_html: string; from_name?: string; from_email?: string }
+  | {
+      type: 'send_email';
+      subject: string;
+      /** what is sent: written directly, or rendered from content_source on save */
+      content_html: string;
+      content_format?: ContentFormat;
+      content_source?: string;
+      from_name?: string;
+      from_email?: string;
+    }
   | { type: 'add_to_group' | 'remove_from_group'; group_id: string }
   | { type: 'update_field'; field: string; value: string | number | boolean | null }
   | { type: 'condition'; filter: Filter; then: Step[]; else: Step[] };
@@ -56,13 +66,31 @@ const StepShape: z.ZodType<Step> = z.discriminatedUnion(
       amount: int4({ min: 1, max: 100_000 }),
       unit: z.enum(UNITS, { error: 'unit must be one of: minutes, hours, days' }),
     }),
-    z.object({
-      type: z.literal('send_email'),
-      subject: z.string({ error: 'subject is required' }).trim().min(1, 'subject is required').max(998),
-      content_html: z.string({ error: 'content_html is required' }).min(1, 'content_html is required').max(1_000_000),
-      from_name: z.string().trim().max(255).optional(),
-      from_email: Email.optional(),
-    }),
+    z
+      .object({
+        type: z.literal('send_email'),
+        subject: z.string({ error: 'subject is required' }).trim().min(1, 'subject is required').max(998),
+        // either the HTML itself, or a source (HTML, MJML or a block document) it is rendered from on save
+        content_html: z.string().min(1, 'content_html is required').max(1_000_000).optional(),
+        ...ContentFields,
+        from_name: z.string().trim().max(255).optional(),
+        from_email: Email.optional(),
+      })
+      .refine((s) => s.content_html !== undefined || (s.content_source !== undefined && s.content_source !== null), {
+        message: 'content_html is required',
+        path: ['content_html'],
+      })
+      .transform((s) => {
+        const { content_format, content_source, ...rest } = s;
+        return {
+          ...rest,
+          content_html: s.content_html ?? '',
+          ...(content_source != null && {
+            content_format: content_format ?? 'html',
+            content_source: sourceText(content_source)!,
+          }),
+        };
+      }),
     z.object({ type: z.literal('add_to_group'), group_id: guid('group_id') }),
     z.object({ type: z.literal('remove_from_group'), group_id: guid('group_id') }),
     z.object({
@@ -162,10 +190,20 @@ export async function checkDefinition(
         problem(`${p}.group_id`, 'A step may not add to the group that triggers this automation');
       if (s.type === 'send_email') {
         try {
-          compileChecked({ subject: s.subject, html: s.content_html });
+          // a source is rendered here, on save, like a campaign's: the run sends content_html as stored
+          if (s.content_source !== undefined) {
+            const content_html = await toHtml(s.content_format ?? 'html', s.content_source);
+            if (!content_html?.trim()) throw Validation.field('content_source', 'content_source is empty');
+            await checkInPool({ subject: s.subject, html: content_html });
+            out.push({ ...s, content_html });
+            continue;
+          }
+          await checkInPool({ subject: s.subject, html: s.content_html });
         } catch (err) {
           if (!(err instanceof Validation)) throw err;
-          for (const [f, messages] of Object.entries(err.fields)) for (const m of messages) problem(`${p}.${f}`, m);
+          const fromSource = s.content_source !== undefined;
+          for (const [f, messages] of Object.entries(err.fields))
+            for (const m of messages) problem(`${p}.${fromSource && f === 'content_html' ? 'content_source' : f}`, m);
         }
       }
       if (s.type === 'update_field') {

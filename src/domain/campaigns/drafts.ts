@@ -4,13 +4,16 @@
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
-import { resolveSender } from '../../mail/headers.ts';
+import { feedbackId, listId, mailFromAddress, resolveSender } from '../../mail/headers.ts';
 import { newMessageId, type MailTransport } from '../../mail/transport.ts';
+import { verpAddress } from '../../mail/verp.ts';
 import { Validation } from '../errors.ts';
+import { returnPathDomainFor } from '../feedback/returnPath.ts';
 import { Email } from '../subscribers/subscribers.ts';
+import { senderIdentity } from '../sending/identity.ts';
 import { parseInput } from '../validation.ts';
 import * as campaigns from './campaigns.ts';
-import { asSourceError, ContentFields, toHtml } from './content.ts';
+import { asSourceError, ContentFields, sourceText, toHtml } from './content.ts';
 import { previewSubscriber, renderPreview, subscriberOrStandIn } from './previewing.ts';
 import * as queries from './queries.ts';
 import { audienceNames } from './reportQueries.ts';
@@ -21,7 +24,7 @@ export const DraftUpdate = campaigns.CampaignUpdate.omit({ content_html: true })
 export type DraftUpdate = z.input<typeof DraftUpdate>;
 
 /** A new draft; sender fields left out take the account's defaults, so the editor shows what will be sent. */
-export async function create(db: Db, accountId: string, input: NewDraft): Promise<string> {
+export async function create(db: Db, accountId: string, input: unknown): Promise<string> {
   const { content_format, content_source, ...fields } = parseInput(NewDraft, input);
   const account = await queries.account(db, accountId);
   const withDefaults = {
@@ -37,7 +40,7 @@ export async function create(db: Db, accountId: string, input: NewDraft): Promis
   }
 }
 
-export async function update(db: Db, accountId: string, id: string, input: DraftUpdate): Promise<void> {
+export async function update(db: Db, accountId: string, id: string, input: unknown): Promise<void> {
   const { content_format, content_source, ...fields } = parseInput(DraftUpdate, input);
   try {
     await campaigns.update(db, accountId, id, fields, { content_format, content_source });
@@ -61,6 +64,8 @@ export async function duplicate(db: Db, accountId: string, id: string): Promise<
       from_email: c.from_email,
       reply_to: c.reply_to,
       content_text: c.content_text,
+      track_opens: c.track_opens,
+      track_clicks: c.track_clicks,
       group_ids: c.group_ids.filter((g) => existing.has(g)),
       segment_ids: c.segment_ids.filter((s) => existing.has(s)),
     },
@@ -77,20 +82,46 @@ export const RenderInput = z.object({
 export type RenderInput = z.input<typeof RenderInput>;
 
 /** Unsaved editor content as a subscriber (or a sample one) would see it, without tracking; errors name content_source. */
-export async function render(db: Db, accountId: string, input: RenderInput) {
+export async function render(db: Db, accountId: string, input: unknown) {
   const r = parseInput(RenderInput, input);
   const subscriber = await previewSubscriber(db, accountId, { subscriber_id: r.subscriber_id });
+  const account = await queries.account(db, accountId);
   try {
-    const html = (await toHtml(r.content_format ?? 'html', r.content_source ?? '')) ?? '';
+    const html = (await toHtml(r.content_format ?? 'html', sourceText(r.content_source) ?? '')) ?? '';
     const {
       subject,
       html: out,
       text,
-    } = renderPreview({ subject: r.subject ?? '', html, preview_text: r.preview_text }, subscriber);
+    } = await renderPreview(
+      { subject: r.subject ?? '', html, preview_text: r.preview_text },
+      subscriber,
+      undefined,
+      account,
+    );
     return { subject, html: out, text };
   } catch (err) {
     throw asSourceError(err);
   }
+}
+
+export const BlocksRenderInput = z.object({
+  document: z.union([z.string(), z.record(z.string(), z.unknown())], { error: 'document is required' }),
+  subject: z.string().max(255).optional(),
+  preview_text: z.string().max(255).nullable().optional(),
+  subscriber_id: z.guid('subscriber_id must be a UUID').optional(),
+});
+
+/** The block editor's live preview: `{ html, text }` of an unsaved block document, Liquid filled for the subscriber (or a sample one). */
+export async function renderBlocks(db: Db, accountId: string, input: unknown) {
+  const r = parseInput(BlocksRenderInput, input);
+  const { subject, html, text } = await render(db, accountId, {
+    subject: r.subject,
+    preview_text: r.preview_text,
+    content_format: 'blocks',
+    content_source: r.document,
+    subscriber_id: r.subscriber_id,
+  });
+  return { subject, html, text };
 }
 
 export const TestInput = z.object({
@@ -114,19 +145,27 @@ export async function sendTest(
   transport: MailTransport,
   accountId: string,
   id: string,
-  input: TestInput,
+  input: unknown,
 ): Promise<{ sent: number }> {
   const { emails } = parseInput(TestInput, input);
   const c = await campaigns.find(db, accountId, id);
   if (!c.content_html?.trim())
     throw Validation.field('content_html', 'Content (content_html) is required before a test can be sent');
-  const sender = resolveSender(config, c, await queries.account(db, accountId));
+  const account = await queries.account(db, accountId);
+  const sender = resolveSender(config, c, account);
+  // signed like the campaign will be, so a test shows what receivers will make of it
+  const identity = await senderIdentity(db, config, accountId, sender.from);
+  const { dkim, relayId } = identity;
+  // a test's bounce comes home too: it names the account only (the address may be no subscriber)
+  const returnPath = await returnPathDomainFor(db, config, accountId, mailFromAddress(sender.from), identity);
+  const envelopeFrom = returnPath && verpAddress(config.secret, 'bounce', { kind: 'test', accountId }, returnPath);
   let sent = 0;
   for (const email of [...new Set(emails.map((e) => e.toLowerCase()))]) {
-    const m = renderPreview(
+    const m = await renderPreview(
       { subject: c.subject ?? '', html: c.content_html, text: c.content_text, preview_text: c.preview_text },
       await subscriberOrStandIn(db, accountId, email),
       { id: c.id, name: c.name },
+      account,
     );
     const result = await transport.send({
       accountId,
@@ -136,8 +175,16 @@ export async function sendTest(
       subject: `[Test] ${m.subject}`,
       html: m.html,
       text: m.text,
-      headers: { [TEST_HEADER]: 'true', 'X-Mailgrove-Campaign': c.id },
+      headers: {
+        [TEST_HEADER]: 'true',
+        'X-Mailgrove-Campaign': c.id,
+        'List-Id': listId(config, accountId, dkim?.domainName),
+        'Feedback-ID': feedbackId(config, c.id, accountId, 'test'),
+      },
       messageId: newMessageId(config),
+      ...(envelopeFrom && { envelopeFrom }),
+      ...(dkim && { dkim }),
+      ...(relayId && { relayId }),
     });
     if (result.ok) sent++;
   }

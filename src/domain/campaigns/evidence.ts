@@ -8,7 +8,7 @@ import { offsetOf, pageFields, pageOf, type Page } from '../paging.ts';
 import { parseInput } from '../validation.ts';
 import { find } from './campaigns.ts';
 import * as q from './evidenceQueries.ts';
-import { knownProviderOf } from './providers.ts';
+import { knownProviderOf } from '../../mail/providers.ts';
 
 export const LINK_NOT_FOUND = 'Link not found';
 
@@ -75,7 +75,7 @@ export async function linkRecipients(
   accountId: string,
   id: string,
   linkId: string,
-  query: LinkRecipientsQuery,
+  query: unknown,
 ): Promise<Page<LinkClicker>> {
   await find(db, accountId, id);
   if (!/^\d{1,9}$/.test(linkId)) throw new NotFound(LINK_NOT_FOUND);

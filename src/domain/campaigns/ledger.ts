@@ -1,11 +1,14 @@
 // The per-recipient send ledger: freezing a campaign's audience when sending starts, and skipping who is
-// still queued on cancel. The steps the send workers run on it (claim, record, recover) are in sending.ts.
+// still queued on cancel. The steps the send workers run on it (claim, record, recover) are in
+// delivery/ledger.ts.
 import type { Db } from '../../db/client.ts';
 import type { CampaignRow } from '../../db/schema/campaigns.ts';
 import { extractLinks } from '../../mail/tracking.ts';
 import * as segments from '../segments/segments.ts';
 import { membersShare } from '../subscribers/groups.ts';
 import { checkGroups } from '../subscribers/subscribers.ts';
+import { allContent, splitAudience } from './abTests.ts';
+import { dateText } from './localTime.ts';
 import * as suppressions from '../subscribers/suppressions.ts';
 import * as queries from './ledgerQueries.ts';
 import { knownSuppressed } from './suppressedQueries.ts';
@@ -33,13 +36,16 @@ export async function start(
   delivery: 'instant' | 'scheduled',
   secret: string,
 ): Promise<CampaignRow> {
-  await queries.replaceLinks(trx, c.id, extractLinks(c.content_html ?? ''));
+  // every variant's links are stored (each once): the click redirect finds any of them by its index
+  await queries.replaceLinks(trx, c.id, [...new Set(extractLinks(allContent(c)))]);
   // a segment deleted since the campaign was scheduled no longer contributes (a group likewise has no members)
   const segmentIds = await queries.existingSegments(trx, c.account_id, c.segment_ids);
   const inSegments = segmentIds.length > 0 ? await segments.whereInAny(trx, c.account_id, segmentIds) : undefined;
   // counted before the check below marks more, so nobody is counted twice
   const known = await knownSuppressed(trx, c.account_id, c.group_ids, inSegments);
-  const frozen = await queries.freezeAudience(trx, c, inSegments, await groupRead(trx, c.account_id, c.group_ids));
+  const frozen = c.resend_of
+    ? await queries.freezeResendAudience(trx, c, c.resend_of)
+    : await queries.freezeAudience(trx, c, inSegments, await groupRead(trx, c.account_id, c.group_ids));
   // in this transaction (ANALYZE counts its own new rows), so the first batch already plans with them
   if (frozen >= ANALYZE_AFTER_FREEZING) await queries.analyzeLedger(trx);
   const unchecked = await queries.uncheckedFrozen(trx, c.account_id, c.id);
@@ -48,9 +54,12 @@ export async function start(
     trx,
     unchecked.filter((r) => suppressed.has(r.subscriber_id)).map((r) => r.id),
   );
+  if (c.delivery === 'local_time' && c.local_time && c.local_date)
+    await queries.scheduleLocalTimes(trx, c, dateText(c.local_date), c.local_time, c.local_time_past ?? 'send');
+  await splitAudience(trx, c);
   return setCampaign(trx, c.id, {
     status: 'sending',
-    delivery,
+    delivery: c.delivery === 'local_time' ? 'local_time' : delivery,
     started_at: new Date(),
     updated_at: new Date(),
     suppressed_count: known + suppressed.size,

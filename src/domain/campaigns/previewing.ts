@@ -3,10 +3,12 @@
 // so no pixel and no rewritten links) or a working unsubscribe link: a preview gets forwarded, and a
 // click in it must neither count nor unsubscribe anyone.
 import type { Db } from '../../db/client.ts';
+import type { Account } from '../../db/schema.ts';
+import { renderAccount } from '../accounts/profile.ts';
 import type { MessageTemplate, RenderSubscriber, RenderedMessage } from '../../mail/render.ts';
 import { NotFound } from '../errors.ts';
 import * as queries from './queries.ts';
-import { compileChecked, renderChecked, SAMPLE_SUBSCRIBER } from './templates.ts';
+import { renderCheckedInPool, SAMPLE_SUBSCRIBER } from './templates.ts';
 
 /** Where a preview's unsubscribe link points: nowhere. */
 export const PREVIEW_LINK = '#';
@@ -30,11 +32,24 @@ export async function subscriberOrStandIn(db: Db, accountId: string, email: stri
   return (await queries.findSubscriber(db, accountId, { email })) ?? { ...PLACEHOLDER, email, first_name: null };
 }
 
-export function renderPreview(
+/** In the render pool (off the event loop): a preview compiles the whole document, which may be hostile. */
+export async function renderPreview(
   t: MessageTemplate,
   subscriber: RenderSubscriber,
   campaign?: { id: string; name: string },
-): RenderedMessage {
+  account?: Pick<Account, 'name' | 'postal_address'>,
+): Promise<RenderedMessage> {
   // a real subscriber's data can cross a render limit the sample did not: still a 400, never a 500
-  return renderChecked(compileChecked(t), { subscriber, campaign, unsubscribeUrl: PREVIEW_LINK });
+  return renderCheckedInPool(t, {
+    subscriber: plain(subscriber),
+    campaign,
+    unsubscribeUrl: PREVIEW_LINK,
+    ...(account && { account: renderAccount(account) }),
+  });
+}
+
+// a subscriber as it crosses to a thread: a row may carry fields a clone cannot take or the render does not use
+function plain(s: RenderSubscriber): RenderSubscriber {
+  const { id, email, first_name, last_name, phone, status, custom_fields, created_at } = s;
+  return { id, email, first_name, last_name, phone, status, custom_fields, created_at };
 }

@@ -1,6 +1,7 @@
 // SQL for campaigns, their stats and recipient lists, the captured outbox and the shared send-rate bucket;
 // accountId always, except where a worker reads a campaign it found through the ledger.
 import { sql, type Insertable, type Updateable } from 'kysely';
+import { likePattern } from '../likePattern.ts';
 import type { Db } from '../../db/client.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CampaignRow, CampaignStatus } from '../../db/schema/campaigns.ts';
@@ -83,6 +84,30 @@ export function nextDue(trx: Db) {
     .where('scheduled_at', '<=', sql<Date>`now()`)
     .orderBy('scheduled_at')
     .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+/** The next scheduled campaign whose time has come, not locked (the scheduler checks it before it locks it). */
+export function peekDue(db: Db, except: string[]) {
+  let q = db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('status', '=', 'scheduled')
+    .where('scheduled_at', '<=', sql<Date>`now()`);
+  if (except.length > 0) q = q.where('id', 'not in', except);
+  return q.orderBy('scheduled_at').limit(1).executeTakeFirst();
+}
+
+/** That campaign, locked, if it is still scheduled and unchanged since `updatedAt`; none if another holds it. */
+export function lockDue(trx: Db, id: string, updatedAt: Date) {
+  return trx
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('id', '=', id)
+    .where('status', '=', 'scheduled')
+    .where('updated_at', '=', updatedAt)
     .forUpdate()
     .skipLocked()
     .executeTakeFirst();
@@ -192,6 +217,7 @@ export async function recipientPage(
       'r.smtp_status',
       'r.smtp_reply',
       'r.failure',
+      'r.variant',
     ])
     .orderBy('r.id')
     .limit(limit)
@@ -203,22 +229,28 @@ export async function recipientPage(
 
 const OUTBOX_SUMMARY = ['id', 'message_id', 'from_addr', 'to_addr', 'subject', 'created_at'] as const;
 
-export async function outboxPage(db: Db, accountId: string, limit: number, offset: number) {
+export async function outboxPage(db: Db, accountId: string, limit: number, offset: number, search?: string) {
+  const base = db
+    .selectFrom('outbox')
+    .where('account_id', '=', accountId)
+    .$if(!!search, (qb) =>
+      qb.where((eb) =>
+        eb.and(
+          search!
+            .split(/\s+/)
+            .map((word) =>
+              eb.or(
+                (['to_addr', 'from_addr', 'subject'] as const).map((c) =>
+                  eb(eb.fn('lower', [c]), 'like', likePattern(word)),
+                ),
+              ),
+            ),
+        ),
+      ),
+    );
   const [rows, count] = await Promise.all([
-    db
-      .selectFrom('outbox')
-      .select(OUTBOX_SUMMARY)
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    db
-      .selectFrom('outbox')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account_id', '=', accountId)
-      .executeTakeFirstOrThrow(),
+    base.select(OUTBOX_SUMMARY).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: count.n };
 }
@@ -230,17 +262,4 @@ export function outboxMessage(db: Db, accountId: string, id: string) {
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();
-}
-
-/**
- * Takes `n` tokens from the one bucket row every instance shares, refilled at `rate` per second since its
- * last use; capacity = one chunk of `n`. Returns the balance, negative when this take overdrew it.
- */
-export async function takeSendTokens(db: Db, n: number, rate: number): Promise<number> {
-  const r = await sql<{ tokens: number }>`
-    update send_rate set
-      tokens = least(${n}::float8, tokens + extract(epoch from (clock_timestamp() - updated_at)) * ${rate}::float8) - ${n}::float8,
-      updated_at = clock_timestamp()
-    where id = 1 returning tokens`.execute(db);
-  return Number(r.rows[0]?.tokens ?? 0);
 }

@@ -1,5 +1,5 @@
 // SQL of what the dashboard shows about campaigns beyond the spec's stats: audience names, send progress,
-// opens and clicks per hour and per link (from the event log), the recipient export in batches, and the
+// opens and clicks per hour and per link (from the event log), per email client and device (the ledger), the recipient export in batches, and the
 // account overview (subscriber growth, 30-day bounce and complaint rates). accountId always.
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
@@ -108,6 +108,26 @@ export async function linkClicks(db: Db, accountId: string, campaignId: string) 
       .execute(),
   ]);
   return { links, clicks };
+}
+
+/**
+ * The campaign's recipients a person opened or clicked, per email client and device of their first open or
+ * click: how many opened (a click counts as an open, as unique_human_opens does) and how many clicked.
+ */
+export function clientCounts(db: Db, accountId: string, campaignId: string) {
+  return db
+    .selectFrom('campaign_recipients')
+    .select([
+      sql<string>`client`.as('client'),
+      sql<string>`coalesce(device, 'unknown')`.as('device'),
+      sql<number>`(count(*) filter (where opens > machine_opens or clicked_at is not null))::int`.as('opens'),
+      sql<number>`(count(*) filter (where clicked_at is not null))::int`.as('clicks'),
+    ])
+    .where('account_id', '=', accountId)
+    .where('campaign_id', '=', campaignId)
+    .where('client', 'is not', null)
+    .groupBy(['client', 'device'])
+    .execute();
 }
 
 /** A batch of the recipient export after ledger row `afterId`, in ledger order (keyset: constant cost per batch). */

@@ -1,5 +1,5 @@
 // What a campaign's send looks like from outside: progress while sending, the report afterwards (stats,
-// opens and clicks per hour, clicks per link) and the recipient list as a CSV export. Every function
+// opens and clicks per hour, clicks per link, by email client and device) and the recipient list as a CSV export. Every function
 // checks the campaign is the account's first, so another account's id is NotFound.
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
@@ -34,12 +34,51 @@ export async function links(db: Db, accountId: string, id: string) {
   });
 }
 
+export interface ClientRow {
+  name: string;
+  opens: number;
+  clicks: number;
+}
+export interface DeviceRow {
+  type: string;
+  opens: number;
+  clicks: number;
+}
+
+/**
+ * Who opened and clicked, by email client and by device: each recipient a person opened or clicked counts
+ * once, under the client and device of their first open or click (feedback/mailClients.ts). Privacy-proxy
+ * loads count nowhere. Most opens first.
+ */
+export async function clients(db: Db, accountId: string, id: string) {
+  await find(db, accountId, id);
+  return clientBreakdown(await q.clientCounts(db, accountId, id));
+}
+
+function clientBreakdown(rows: { client: string; device: string; opens: number; clicks: number }[]) {
+  const byClient = new Map<string, ClientRow>();
+  const byDevice = new Map<string, DeviceRow>();
+  for (const r of rows) {
+    const c = byClient.get(r.client) ?? byClient.set(r.client, { name: r.client, opens: 0, clicks: 0 }).get(r.client)!;
+    const d = byDevice.get(r.device) ?? byDevice.set(r.device, { type: r.device, opens: 0, clicks: 0 }).get(r.device)!;
+    for (const row of [c, d]) {
+      row.opens += r.opens;
+      row.clicks += r.clicks;
+    }
+  }
+  const order = <T extends { opens: number; clicks: number }>(a: T, b: T) => b.opens - a.opens || b.clicks - a.clicks;
+  const named = (a: ClientRow, b: ClientRow) => order(a, b) || a.name.localeCompare(b.name);
+  const typed = (a: DeviceRow, b: DeviceRow) => order(a, b) || a.type.localeCompare(b.type);
+  return { clients: [...byClient.values()].sort(named), devices: [...byDevice.values()].sort(typed) };
+}
+
 export async function report(db: Db, accountId: string, id: string) {
   const c = await find(db, accountId, id);
-  const [stats, timeline, linkList] = await Promise.all([
+  const [stats, timeline, linkList, clientRows] = await Promise.all([
     campaignStats.of(db, accountId, [id]),
     q.timeline(db, accountId, id),
     links(db, accountId, id),
+    q.clientCounts(db, accountId, id),
   ]);
   const s = stats.get(id) ?? campaignStats.EMPTY;
   return {
@@ -57,6 +96,7 @@ export async function report(db: Db, accountId: string, id: string) {
     },
     timeline: timeline.map((t) => ({ at: new Date(t.at).toISOString(), opens: t.opens, clicks: t.clicks })),
     links: linkList,
+    ...clientBreakdown(clientRows),
     /** how many of the audience were left out at the freeze for an address on the suppression list */
     suppressed_count: c.suppressed_count,
   };
@@ -110,7 +150,7 @@ const BATCH = 2000;
  * The campaign's recipients as CSV lines, read in keyset batches so a million rows stream in constant
  * memory. The campaign and the filter are checked before the first line, so those errors are still a 4xx.
  */
-export async function recipientsCsv(db: Db, accountId: string, id: string, query: CsvQuery) {
+export async function recipientsCsv(db: Db, accountId: string, id: string, query: unknown) {
   const { filter } = parseInput(CsvQuery, query);
   await find(db, accountId, id);
   return (async function* () {

@@ -5,6 +5,7 @@ import type { Db } from '../../db/client.ts';
 import type { CampaignRow } from '../../db/schema/campaigns.ts';
 import { pageOf, offsetOf, type Page } from '../paging.ts';
 import { parseInput } from '../validation.ts';
+import * as abTests from './abTests.ts';
 import { find, ListQuery } from './campaigns.ts';
 import * as queries from './queries.ts';
 import { audienceNames } from './reportQueries.ts';
@@ -41,10 +42,19 @@ export interface Detail extends ListRow {
   content_html: string | null;
   content_source: string | null;
   plain_text: string | null;
+  /** what the editor sends back as expected_updated_at, so a save over another tab's is refused */
+  updated_at: Date;
+  /** the A/B test with each variant's results, the winner and the confidence note (abTests.view) */
+  ab_test: abTests.AbTestView | null;
+  paused_at: Date | null;
+  /** the campaign this one resends to its non-openers */
+  resend_of: string | null;
+  track_opens: boolean;
+  track_clicks: boolean;
 }
 
 /** The dashboard's campaign list: newest first, filtered by status, paged like list(). */
-export async function page(db: Db, accountId: string, query: ListQuery): Promise<Page<ListRow>> {
+export async function page(db: Db, accountId: string, query: unknown): Promise<Page<ListRow>> {
   const q = parseInput(ListQuery, query);
   const { rows, total } = await queries.campaignPage(db, accountId, q.status, q.per_page, offsetOf(q));
   return pageOf(await listRows(db, accountId, rows), q, total);
@@ -62,6 +72,12 @@ export async function detail(db: Db, accountId: string, id: string): Promise<Det
     content_html: row.content_html,
     content_source: row.content_source ?? row.content_html,
     plain_text: row.content_text,
+    updated_at: row.updated_at,
+    ab_test: await abTests.view(db, row),
+    paused_at: row.paused_at,
+    resend_of: row.resend_of,
+    track_opens: row.track_opens,
+    track_clicks: row.track_clicks,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type RenderedMessage,
   type TemplatePart,
 } from '../../mail/render.ts';
+import { renderInPool, type PlainRenderContext } from '../../mail/renderPool.ts';
 import { firstProblem, Validation, type FieldErrors } from '../errors.ts';
 
 const FIELDS: Record<TemplatePart, string> = { subject: 'subject', html: 'content_html', text: 'content_text' };
@@ -37,13 +38,39 @@ export function renderChecked(template: CompiledTemplate, ctx: RenderContext): R
   return checked(() => renderMessage(template, ctx));
 }
 
+/**
+ * compileChecked off the event loop, in the render pool (src/mail/renderPool.ts): what every save checks
+ * (campaigns, automation steps), links rewritten as a send would. Parsing, html-to-text and rewriting of a
+ * hostile document cost seconds; there they cost only its own request, refused at the pool's deadline.
+ */
+export async function checkInPool(t: MessageTemplate): Promise<void> {
+  await renderCheckedInPool(t, { subscriber: SAMPLE_SUBSCRIBER, unsubscribeUrl: 'https://example.com/u' }, true);
+}
+
+/** The template compiled and rendered for `ctx` in the render pool (previews), errors as in compileChecked. */
+export async function renderCheckedInPool(
+  t: MessageTemplate,
+  ctx: PlainRenderContext,
+  trackLinks = false,
+): Promise<RenderedMessage> {
+  try {
+    return await renderInPool(t, ctx, trackLinks);
+  } catch (err) {
+    throw asValidation(err);
+  }
+}
+
 function checked<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (!(err instanceof TemplateError)) throw err;
-    const fields: FieldErrors = {};
-    for (const p of err.problems) fields[FIELDS[p.part]] = [`Template error: ${p.message}`];
-    throw new Validation(fields, firstProblem(fields));
+    throw asValidation(err);
   }
+}
+
+function asValidation(err: unknown): unknown {
+  if (!(err instanceof TemplateError)) return err;
+  const fields: FieldErrors = {};
+  for (const p of err.problems) fields[FIELDS[p.part]] = [`Template error: ${p.message}`];
+  return new Validation(fields, firstProblem(fields));
 }

@@ -1,9 +1,9 @@
 // Warm-up of a sending domain. A new domain that suddenly sends thousands of messages looks like a spammer
 // to mailbox providers, so an account can give a domain a plan: day 1 allows first_day_cap campaign
-// messages, each later day `growth` times the day before, and after `days` days there is no cap. The send
-// lanes ask `claimWithin` before each batch; what the cap holds back stays queued in the ledger and goes
-// out when the domain's next day starts (midnight in the account's time zone). Everything it needs is in
-// the database, so a restart changes nothing.
+// messages, each later day `growth` times the day before, and after `days` days there is no cap. This file
+// holds the plans and the days' caps; the send lanes apply the cap before each batch (delivery/warmup.ts):
+// what it holds back stays queued in the ledger and goes out when the domain's next day starts (midnight
+// in the account's time zone). Everything it needs is in the database, so a restart changes nothing.
 import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
@@ -15,12 +15,12 @@ import * as q from './warmupQueries.ts';
 export const NOT_FOUND = 'Warm-up plan not found';
 const DAY_MS = 86_400_000;
 /** A cap beyond what the usage counter (an int) holds means "no cap" in practice. */
-const CAP_CEILING = 2_000_000_000;
+export const CAP_CEILING = 2_000_000_000;
 
 /** How the days of a plan are counted: real calendar days unless a test speeds time up. */
 export type Clock = Pick<Config, 'WARMUP_TIME_SCALE'> & { now?: () => Date };
 
-type Plan = Pick<q.PlanRow, 'first_day_cap' | 'growth' | 'days' | 'start_date' | 'created_at'>;
+export type Plan = Pick<q.PlanRow, 'first_day_cap' | 'growth' | 'days' | 'start_date' | 'created_at'>;
 
 /** The cap of the plan's `day` (1 = its first day), or null when the warm-up is over and nothing is capped. */
 export function capOn(plan: Pick<Plan, 'first_day_cap' | 'growth' | 'days'>, day: number): number | null {
@@ -74,53 +74,6 @@ async function today(db: Db, accountId: string, plan: q.PlanRow, timezone: strin
   const d = dayOf(plan, timezone, clock);
   const used = (await q.usage(db, accountId, plan.domain, [d.key])).get(d.key) ?? 0;
   return { day: d.index, cap: capOn(plan, d.index), used, resets_at: d.ends_at.toISOString() };
-}
-
-/**
- * The send lanes' one call before claiming a batch of a campaign: reserves up to `limit` rows of today's
- * cap of the campaign's sending domain, claims at most that many through `claim`, and gives back what the
- * claim did not use. None when the cap is used up today: the campaign's rows wait, queued (so it is not
- * finished), and the lane moves on to other campaigns. A crash between reserving and giving back leaves the day's count a
- * little high, so the domain sends a little less that day, never more.
- */
-export async function claimWithin<T>(
-  db: Db,
-  config: Clock & Pick<Config, 'MAIL_FROM'>,
-  campaign: { id: string; account_id: string },
-  limit: number,
-  claim: (limit: number) => Promise<T[]>,
-): Promise<T[]> {
-  const found = await planFor(db, config, campaign);
-  const plan = found?.plan;
-  if (!plan) return claim(limit);
-  const day = dayOf(plan, found.timezone, config);
-  const key = { account_id: campaign.account_id, domain: plan.domain, day: day.key };
-  const granted = await q.reserve(db, key, limit, capOn(plan, day.index) ?? CAP_CEILING);
-  if (granted === 0) return [];
-  let rows: T[] = [];
-  try {
-    rows = await claim(granted);
-  } finally {
-    await q.giveBack(db, key, granted - rows.length);
-  }
-  return rows;
-}
-
-// which plan governs a sending campaign, remembered for a second: the lanes ask before every batch, and
-// most campaigns have none (measured on PGlite: the lookup cost as much as a small batch's claim). A plan
-// created or deleted mid-send applies within that second; the day's count itself is never cached.
-const PLAN_TTL_MS = 1000;
-const plansOf = new Map<string, { at: number; found: Promise<Awaited<ReturnType<typeof q.planOfCampaign>>> }>();
-
-function planFor(db: Db, config: Pick<Config, 'MAIL_FROM'>, campaign: { id: string; account_id: string }) {
-  const now = Date.now();
-  const hit = plansOf.get(campaign.id);
-  if (hit && now - hit.at < PLAN_TTL_MS) return hit.found;
-  if (plansOf.size > 1000) plansOf.clear();
-  const found = q.planOfCampaign(db, campaign.account_id, campaign.id, mailFromAddress(config.MAIL_FROM));
-  found.catch(() => plansOf.delete(campaign.id));
-  plansOf.set(campaign.id, { at: now, found });
-  return found;
 }
 
 /** What the REST campaign and the dashboard's progress show while a warm-up holds part of a send back. */
@@ -188,7 +141,7 @@ export type NewPlan = z.input<typeof NewPlan>;
 
 export type WarmupPlan = Omit<q.PlanRow, 'account_id' | 'created_at'> & { created_at: string; today: Today };
 
-export async function create(db: Db, clock: Clock, accountId: string, input: NewPlan): Promise<WarmupPlan> {
+export async function create(db: Db, clock: Clock, accountId: string, input: unknown): Promise<WarmupPlan> {
   const p = parseInput(NewPlan, input);
   const timezone = await q.accountTimezone(db, accountId);
   const start = p.start_date ?? localDate(knownZone(timezone), clock.now?.() ?? new Date());

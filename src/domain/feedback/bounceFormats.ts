@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { Validation } from '../errors.ts';
 import { parseInput } from '../validation.ts';
-import { classify, parseReply, type ReplyClass } from './smtpReply.ts';
+import { classify, parseReply, type ReplyClass } from '../../mail/smtpReply.ts';
 
 export const PROVIDERS = ['ses', 'sendgrid', 'postmark', 'generic'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -62,7 +62,7 @@ const bare = (id: unknown): string | undefined =>
  * apply too. A quoted 5.1.1 is hard even in a report the provider calls transient; a 4.x.x or a policy
  * refusal (5.7.x) is soft even in one it calls permanent; any other 5xx leaves the provider's word.
  */
-function judged(
+export function judged(
   kind: 'hard' | 'soft',
   status: unknown,
   diagnostic: unknown,

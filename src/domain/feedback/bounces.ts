@@ -10,8 +10,11 @@ import { NotFound } from '../errors.ts';
 import { recordEvents, type EventInput } from '../events/log.ts';
 import { publicView } from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
+import type { LateFeedback } from '../../db/schema/campaigns.ts';
+import type { ReplyClass } from '../../mail/smtpReply.ts';
 import type { BounceReport, Provider } from './bounceFormats.ts';
 import * as bounceQueries from './bounceQueries.ts';
+import * as lateQueries from './lateQueries.ts';
 import * as queries from './queries.ts';
 
 export interface Outcome {
@@ -63,42 +66,103 @@ export async function apply(
         continue;
       }
       const row = await sentEmail(trx, accountId, sub.id, r.message_id);
-      const extra = { provider, detail: r.detail ?? null };
-      const bounce: HardBounce = {
-        subscriberId: sub.id,
-        email: sub.email,
-        row,
-        messageId: r.message_id ?? null,
-        extra,
-      };
-      if (r.kind === 'soft') {
-        outcome.soft++;
-        if (row) await queries.countSoftBounce(trx, row);
-        // a policy refusal says nothing about the mailbox: it does not count toward a bounce
-        if (r.reply_class !== 'blocked')
-          events.push(...(await softBounces(trx, accountId, [bounce], opts.softBounceLimit)));
-        continue;
-      }
-      if (r.kind === 'hard') {
-        outcome.hard++;
-        events.push(...(await hardBounces(trx, accountId, [bounce])));
-        continue;
-      }
-      outcome.complaints++;
-      if (row) await queries.markOnce(trx, row, 'complained_at');
-      const after = await changeStatus(trx, sub, 'complained');
-      // without a matching email the events keep saying campaign_id: null, as they always did
-      const origin = { ...(row?.source ?? { campaign_id: null }), provider, detail: r.detail ?? null };
-      if (after)
-        events.push({
-          type: 'subscriber.complained',
-          subscriberId: sub.id,
-          data: { subscriber: publicView(after), ...origin },
-        });
+      if (r.kind === 'soft') outcome.soft++;
+      else if (r.kind === 'hard') outcome.hard++;
+      else outcome.complaints++;
+      events.push(
+        ...(await applyOne(trx, accountId, sub, row, r, { provider, detail: r.detail ?? null }, opts.softBounceLimit)),
+      );
     }
     await recordEvents(trx, accountId, events);
   });
   return outcome;
+}
+
+/**
+ * One report about one subscriber (and the email it is about, when known) by the one rule: hard →
+ * bounced; soft → counted on the email's row and, unless a policy refusal, toward the streak; complaint →
+ * `complained`. Returns the events to record.
+ */
+async function applyOne(
+  trx: Db,
+  accountId: string,
+  sub: SubscriberRow,
+  row: SentEmail | undefined,
+  r: Pick<BounceReport, 'kind' | 'reply_class' | 'message_id'>,
+  extra: Record<string, unknown>,
+  softBounceLimit: number,
+): Promise<EventInput[]> {
+  const bounce: HardBounce = {
+    subscriberId: sub.id,
+    email: sub.email,
+    row,
+    messageId: r.message_id ?? row?.message_id ?? null,
+    extra,
+  };
+  if (r.kind === 'soft') {
+    if (row) await queries.countSoftBounce(trx, row);
+    // a policy refusal says nothing about the mailbox: it does not count toward a bounce
+    if (r.reply_class === 'blocked') return [];
+    return softBounces(trx, accountId, [bounce], softBounceLimit);
+  }
+  if (r.kind === 'hard') return hardBounces(trx, accountId, [bounce]);
+  if (row) await queries.markOnce(trx, row, 'complained_at');
+  const after = await changeStatus(trx, sub, 'complained');
+  // without a matching email the events keep saying campaign_id: null, as they always did
+  const origin = { ...(row?.source ?? { campaign_id: null }), ...extra };
+  return after
+    ? [{ type: 'subscriber.complained', subscriberId: sub.id, data: { subscriber: publicView(after), ...origin } }]
+    : [];
+}
+
+/** A report that came home by mail to one email's return path (inbound.ts), as mailReports.ts judged it. */
+export interface LateReport {
+  effect: LateFeedback;
+  status: string | null;
+  detail: string | null;
+  replyClass?: ReplyClass;
+}
+
+/**
+ * A late report applied to the exact email it is about (and its subscriber), by the same rule as the
+ * providers' reports: bounced → a hard bounce, soft_bounced → a soft one, blocked → counted on the row
+ * only, complained → `complained` (suppressed); delayed is a warning and changes nothing but the row.
+ * The row keeps what the report said (status code and diagnostic). A report of the same kind again for
+ * the same email (a relay retrying, a replay) changes nothing: `duplicate`.
+ */
+export async function applyLate(
+  db: Db,
+  accountId: string,
+  email: SentEmail & { subscriber_id: string },
+  report: LateReport,
+  opts: { softBounceLimit: number },
+): Promise<{ duplicate: boolean }> {
+  return inTransaction(db, async (trx) => {
+    const sub = await queries.lockSubscriber(trx, accountId, email.subscriber_id);
+    if (!sub) return { duplicate: true };
+    const before = await lateQueries.lockFeedback(trx, email);
+    if (before === report.effect) return { duplicate: true };
+    const { subscriber_id: _, ...row } = email;
+    await lateQueries.recordFeedback(trx, row, {
+      feedback: report.effect,
+      status: report.status,
+      detail: report.detail,
+    });
+    if (report.effect === 'delayed') return { duplicate: false };
+    const kind = report.effect === 'bounced' ? 'hard' : report.effect === 'complained' ? 'complaint' : 'soft';
+    const extra = { provider: 'mail', detail: report.detail, status: report.status };
+    const events = await applyOne(
+      trx,
+      accountId,
+      sub,
+      row,
+      { kind, reply_class: report.effect === 'blocked' ? 'blocked' : report.replyClass },
+      extra,
+      opts.softBounceLimit,
+    );
+    await recordEvents(trx, accountId, events);
+    return { duplicate: false };
+  });
 }
 
 /** A hard bounce of one email, or of a subscriber when no email of ours matches the report. */

@@ -4,11 +4,14 @@
 // set, naming where the email came from: {campaign_id} or {automation_id, step, run_id}. Segments and the
 // campaign_opened / link_clicked triggers read data->>'campaign_id', so only campaign emails feed them.
 // Nothing is recorded when the account has turned tracking off; the redirect still works. A campaign click
-// also lands on campaign_link_clicks (who clicked which link, how often).
+// also lands on campaign_link_clicks (who clicked which link, how often). A person's first open or click of
+// a campaign email also names their email client and device on the ledger row (mailClients.ts), for the
+// report's breakdown; a privacy proxy's load names none.
 import type { Db } from '../../db/client.ts';
 import type { TrackTarget } from '../../mail/tracking.ts';
 import { recordEvent } from '../events/log.ts';
 import { inTransaction } from '../transaction.ts';
+import { mailClientOf } from './mailClients.ts';
 import { isMachineOpen, type OpenRequest } from './machineOpens.ts';
 import * as queries from './queries.ts';
 
@@ -28,7 +31,7 @@ interface Touched {
 export async function recordOpen(db: Db, t: TrackTarget, from: OpenRequest = {}): Promise<boolean> {
   const machine = isMachineOpen(from);
   return inTransaction(db, async (trx) => {
-    const row = await touch(trx, t, machine ? 'machine_open' : 'open');
+    const row = await touch(trx, t, machine ? 'machine_open' : 'open', from.userAgent);
     if (!row) return false;
     const data = { ...eventData(row), ...(machine && { machine: true }) };
     await recordEvent(trx, row.account_id, 'email.opened', data, row.subscriber_id);
@@ -37,14 +40,19 @@ export async function recordOpen(db: Db, t: TrackTarget, from: OpenRequest = {})
 }
 
 /** The stored URL of link `link` of the email (undefined: no such link), after counting the click. */
-export async function recordClick(db: Db, t: TrackTarget, link: number): Promise<string | undefined> {
+export async function recordClick(
+  db: Db,
+  t: TrackTarget,
+  link: number,
+  from: OpenRequest = {},
+): Promise<string | undefined> {
   return inTransaction(db, async (trx) => {
     const url =
       'campaign_id' in t
         ? await queries.campaignLink(trx, t.campaign_id, link)
         : await queries.automationLink(trx, t.automation_email_id, link);
     if (url === undefined) return undefined;
-    const row = await touch(trx, t, 'click');
+    const row = await touch(trx, t, 'click', from.userAgent);
     if (!row) return url;
     if ('campaign_id' in t) await queries.countLinkClick(trx, row.account_id, t.campaign_id, link, t.subscriber_id);
     await recordEvent(trx, row.account_id, 'email.clicked', { ...eventData(row), url }, row.subscriber_id);
@@ -56,9 +64,15 @@ function eventData(row: Touched) {
   return { ...row.source, subscriber: { id: row.subscriber_id, email: row.email }, message_id: row.message_id };
 }
 
-async function touch(trx: Db, t: TrackTarget, kind: queries.Touch): Promise<Touched | undefined> {
+async function touch(
+  trx: Db,
+  t: TrackTarget,
+  kind: queries.Touch,
+  userAgent: string | undefined,
+): Promise<Touched | undefined> {
   if ('campaign_id' in t) {
-    const row = await queries.touchCampaignEmail(trx, t.campaign_id, t.subscriber_id, kind);
+    const seen = kind === 'machine_open' ? undefined : mailClientOf(userAgent);
+    const row = await queries.touchCampaignEmail(trx, t.campaign_id, t.subscriber_id, kind, seen);
     return row && { ...row, subscriber_id: t.subscriber_id, source: { campaign_id: t.campaign_id } };
   }
   const row = await queries.touchAutomationEmail(trx, t.automation_email_id, kind);

@@ -40,15 +40,28 @@ export async function automationLink(trx: Db, automationEmailId: string, idx: nu
   return row?.url;
 }
 
-/** Counts on a campaign's ledger row; undefined when the row is not countable or the account does not track. */
-export async function touchCampaignEmail(trx: Db, campaignId: string, subscriberId: string, touch: Touch) {
+/**
+ * Counts on a campaign's ledger row; undefined when the row is not countable or the campaign does not track
+ * this. `seen` (a person's open or click) sets the row's client and device unless an earlier one did.
+ */
+export async function touchCampaignEmail(
+  trx: Db,
+  campaignId: string,
+  subscriberId: string,
+  touch: Touch,
+  seen?: { client: string; device: string },
+) {
   // 'sending' and 'interrupted' too: the token only exists in a message handed to the mail server, and
   // the send lanes record the server's answers a batch at a time, so an open can come first
+  const tracks = touch === 'click' ? sql`c.track_clicks` : sql`c.track_opens`;
+  const client = seen
+    ? sql`, client = coalesce(r.client, ${seen.client}), device = coalesce(r.device, ${seen.device})`
+    : sql``;
   const r = await sql<{ account_id: string; email: string; message_id: string | null }>`
-    update campaign_recipients r set ${CHANGES[touch]}
-    from accounts a
+    update campaign_recipients r set ${CHANGES[touch]}${client}
+    from campaigns c
     where r.campaign_id = ${campaignId}::uuid and r.subscriber_id = ${subscriberId}::uuid
-      and r.state in ('sending', 'sent', 'interrupted') and a.id = r.account_id and a.tracking_enabled
+      and r.state in ('sending', 'sent', 'interrupted') and c.id = r.campaign_id and ${tracks}
     returning r.account_id, r.email, r.message_id`.execute(trx);
   return r.rows[0];
 }

@@ -23,7 +23,12 @@ export async function describe(db: Db, t: UnsubscribeToken): Promise<LinkTarget>
   return row;
 }
 
-export async function unsubscribe(db: Db, t: UnsubscribeToken): Promise<{ email: string; changed: boolean }> {
+/** `source` says how: the link (and one-click), or a mail to the recipient's mailto unsubscribe address. */
+export async function unsubscribe(
+  db: Db,
+  t: UnsubscribeToken,
+  source: 'unsubscribe_link' | 'unsubscribe_mail' = 'unsubscribe_link',
+): Promise<{ email: string; changed: boolean }> {
   return inTransaction(db, async (trx) => {
     const before = await queries.lockSubscriber(trx, t.account_id, t.subscriber_id);
     if (!before) throw new NotFound('Subscriber not found');
@@ -32,7 +37,7 @@ export async function unsubscribe(db: Db, t: UnsubscribeToken): Promise<{ email:
       return { email: before.email, changed: false };
     const after = await queries.markUnsubscribed(trx, t.account_id, t.subscriber_id);
     const origin = {
-      source: 'unsubscribe_link',
+      source,
       ...(t.campaign_id && { campaign_id: t.campaign_id }),
       ...(t.automation_id && { automation_id: t.automation_id }),
     };

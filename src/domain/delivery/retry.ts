@@ -7,8 +7,8 @@ import type { Db } from '../../db/client.ts';
 import { StateConflict } from '../errors.ts';
 import { inTransaction } from '../transaction.ts';
 import { parseInput } from '../validation.ts';
-import { find } from './campaigns.ts';
-import { setCampaign } from './queries.ts';
+import { find } from '../campaigns/campaigns.ts';
+import { setCampaign } from '../campaigns/queries.ts';
 import * as queries from './retryQueries.ts';
 
 export const RETRY_STATES = ['failed', 'interrupted'] as const;
@@ -41,7 +41,7 @@ export async function retryable(db: Db, accountId: string, id: string): Promise<
  * sent | sending → sending with the chosen rows queued again. Idempotent: once they are queued nothing is
  * left to take, so a second call answers `requeued: 0` and changes nothing.
  */
-export async function retry(db: Db, accountId: string, id: string, input: RetryInput): Promise<RetryResult> {
+export async function retry(db: Db, accountId: string, id: string, input: unknown): Promise<RetryResult> {
   const { states } = parseInput(RetryInput, input ?? {});
   return inTransaction(db, async (trx) => {
     const c = await find(trx, accountId, id, true);

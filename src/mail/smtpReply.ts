@@ -1,5 +1,6 @@
-// What a mail server's answer means for one recipient: the one rule the send workers apply at send time
-// and the bounce hooks apply to providers' reports. A reply is its basic code (RFC 5321) and, when the
+// What a mail server's answer means for one recipient: the classes of replies that the delivery outcome
+// rule (domain/delivery/outcome.ts) applies at send time, the bounce hooks to providers' reports and the
+// metrics to the stored replies. A reply is its basic code (RFC 5321) and, when the
 // server gives one, its enhanced status code (RFC 3463: class.subject.detail), which says more than the
 // basic code (a 550 may be a missing mailbox, 5.1.1, or a policy block, 5.7.1).
 

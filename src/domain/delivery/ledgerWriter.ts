@@ -1,11 +1,13 @@
 // Everything a send worker writes to the ledger goes through here, one statement at a time: the
 // 'sending' marks of the messages about to go to SMTP, the outcomes of those that went, and the claims
-// whose batches are done (sending.write), plus the rows put back because their provider backs off. What
+// whose batches are done (ledger.write), plus the rows put back because their provider backs off. What
 // arrives while a statement runs goes in the next one, so statements follow the database's round trips,
 // not the messages: a message costs one round trip for its mark, and its outcome rides in the statement
 // that marks the next messages.
-import * as sending from '../../domain/campaigns/sending.ts';
-import type { WorkerContext } from '../context.ts';
+import type { ProviderBackoffs } from './backoffs.ts';
+import { write } from './ledger.ts';
+import { defer, type Mark, type Outcome, type Writes } from './ledgerQueries.ts';
+import type { PacingDeps } from './deps.ts';
 import type { Semaphore } from './semaphore.ts';
 
 export interface Deferral {
@@ -29,12 +31,11 @@ interface MarkWait {
  * the mark, so at no committed moment are more rows 'sending' than there are slots.
  */
 export class LedgerWriter {
-  private outcomes: sending.Outcome[] = [];
+  private outcomes: Outcome[] = [];
   private deferrals: Deferral[] = [];
-  private marks: sending.Mark[] = [];
+  private marks: Mark[] = [];
   private markWait?: MarkWait;
   private done: number[] = [];
-  private backoffs: Promise<void>[] = [];
   /** the write running now; the loop starts the next when there is more */
   private current?: Promise<void>;
   private running = false;
@@ -42,18 +43,18 @@ export class LedgerWriter {
   private written = 0;
 
   constructor(
-    private readonly ctx: WorkerContext,
+    private readonly ctx: PacingDeps,
     private readonly me: string,
     private readonly slots: Semaphore,
-    private readonly until: (d: Deferral) => Date,
+    private readonly backoffs: ProviderBackoffs,
   ) {}
 
   /**
    * Marks rows 'sending' in the next statement: resolves with the rows that were (id → the attempt their
    * send is); a row cancelled meanwhile, or taken by another worker, is not among them. Rejects when the
-   * write failed: the rows may or may not be marked, so the caller puts them back (`sending.released`).
+   * write failed: the rows may or may not be marked, so the caller puts them back (`ledger.released`).
    */
-  mark(rows: sending.Mark | sending.Mark[]): Promise<Map<number, number>> {
+  mark(rows: Mark | Mark[]): Promise<Map<number, number>> {
     if (Array.isArray(rows) && rows.length === 0) return Promise.resolve(new Map());
     if (!Array.isArray(rows)) this.marks.push(rows);
     else for (const m of rows) this.marks.push(m);
@@ -69,7 +70,7 @@ export class LedgerWriter {
   }
 
   /** `holdsSlot`: each of these outcomes gives its slot back (see the class comment). */
-  add(outcomes: sending.Outcome[], holdsSlot = false): void {
+  add(outcomes: Outcome[], holdsSlot = false): void {
     if (outcomes.length === 0) return;
     for (const o of outcomes) this.outcomes.push(o);
     if (holdsSlot) this.slots.release(outcomes.length);
@@ -92,11 +93,6 @@ export class LedgerWriter {
     this.done.push(claimId);
     this.added++;
     this.kick();
-  }
-
-  /** A backoff being stored: the deferrals wait for it, so they carry the database's until. */
-  pendingBackoff(p: Promise<void>): void {
-    this.backoffs.push(p);
   }
 
   /** Resolves once everything added before the call is written (not what comes in meanwhile). */
@@ -122,7 +118,7 @@ export class LedgerWriter {
   }
 
   private async writeNext(): Promise<void> {
-    const writes: sending.Writes = { outcomes: this.outcomes, marks: this.marks, done: this.done };
+    const writes: Writes = { outcomes: this.outcomes, marks: this.marks, done: this.done };
     const deferrals = this.deferrals;
     const wait = this.markWait;
     const upTo = this.added;
@@ -131,11 +127,7 @@ export class LedgerWriter {
     this.done = [];
     this.deferrals = [];
     this.markWait = undefined;
-    if (deferrals.length > 0 && this.backoffs.length > 0) {
-      const waiting = this.backoffs;
-      this.backoffs = [];
-      await Promise.all(waiting);
-    }
+    if (deferrals.length > 0) await this.backoffs.stored();
     try {
       const marked = await this.write(writes, deferrals);
       wait?.resolve(marked);
@@ -145,18 +137,18 @@ export class LedgerWriter {
     this.written = upTo;
   }
 
-  private async write(writes: sending.Writes, deferrals: Deferral[]): Promise<Map<number, number>> {
+  private async write(writes: Writes, deferrals: Deferral[]): Promise<Map<number, number>> {
     const { db, log } = this.ctx;
     for (let attempt = 1; ; attempt++) {
       try {
         if (deferrals.length > 0)
-          await sending.defer(
+          await defer(
             db,
             this.me,
-            deferrals.map((d) => ({ ...d, until: this.until(d) })),
+            deferrals.map((d) => ({ ...d, until: this.backoffs.deferredUntil(d.provider) })),
           );
         deferrals = [];
-        return (await sending.write(db, this.me, writes)).marked;
+        return (await write(db, this.me, writes)).marked;
       } catch (err) {
         if (attempt >= ATTEMPTS) {
           log.error(

@@ -2,7 +2,7 @@
 // token-bucket row in the database. Tokens are fetched in chunks of ~200 ms worth, so the database sees a
 // few statements per second, not one per message; a chunk that overdraws the bucket waits the debt off.
 import type { Db } from '../../db/client.ts';
-import { takeSendTokens } from './queries.ts';
+import { takeSendTokens } from './ledgerQueries.ts';
 
 export class RateGate {
   private local = 0;
