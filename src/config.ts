@@ -47,7 +47,7 @@ export const Env = z.object({
   SOFT_BOUNCE_LIMIT: int(3),
   // a send worker silent for this long is presumed dead: its in-flight rows become 'interrupted'
   SEND_LEASE_MS: int(30_000),
-  // per mail provider (domain → provider: domain/campaigns/providers.ts) limits per instance, as JSON
+  // per mail provider (domain → provider: domain/delivery/providers.ts) limits per instance, as JSON
   // {"google": {"concurrency": 5, "per_second": 20}, "*": {...}} merged over the defaults
   PROVIDER_LIMITS: z
     .string()
@@ -70,7 +70,29 @@ export const Env = z.object({
   DKIM_SELECTOR: z.string().optional(),
   DKIM_PRIVATE_KEY: z.string().optional(),
   UNSUBSCRIBE_MAILTO: z.string().optional(),
+  // days a double opt-in confirmation link stays good; a pending sign-up expires with it
+  SIGNUP_CONFIRM_DAYS: z.coerce.number().int().min(1).max(90).default(7),
+  FORM_MIN_FILL_SECONDS: z.coerce.number().min(0).max(60).default(0),
+  // late bounces, complaints and mailto unsubscribes (docs/deliverability.md): the envelope sender's domain
+  // (VERP return path), the inbound SMTP listener (off without a port), its STARTTLS key pair (PEM files),
+  // and a bounce mailbox polled over IMAP (imaps://user:password@host/INBOX)
+  BOUNCE_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/i, 'must be a domain name')
+    .optional(),
+  INBOUND_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  INBOUND_SMTP_HOST: z.string().default('127.0.0.1'),
+  INBOUND_TLS_CERT: z.string().optional(),
+  INBOUND_TLS_KEY: z.string().optional(),
+  BOUNCE_IMAP_URL: z.string().optional(),
+  // how often the bounce mailboxes (the instance's and the accounts' own) are polled
+  BOUNCE_IMAP_POLL_MS: z.coerce.number().int().min(100).default(60_000),
+  // whether a campaign that fails a blocking check before sending is refused (block) or only told (warn);
+  // unset: block when mail leaves through SMTP_URL, warn in outbox mode (sendChecksMode)
+  SEND_CHECKS: z.enum(['block', 'warn']).optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: bool.default(false),
+  // accounts' SMTP relays and bounce mailboxes may be at private or loopback addresses (off: the rule webhooks follow)
+  ALLOW_PRIVATE_SMTP_RELAYS: bool.default(false),
   // comma-separated seconds; webhook retry schedule, shortened by tests
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5,300,1800,7200,18000,36000,36000'),
   WEBHOOK_TIMEOUT_MS: int(10_000),
@@ -107,6 +129,21 @@ export const Env = z.object({
   // CLI: the running server to talk to through the admin API (default: direct database access)
   MAILGROVE_URL: z.string().optional(),
   VERIFIER: z.enum(['none', 'mx', 'http']).default('none'),
+  // the DNS servers every lookup goes to (src/mail/dns.ts), comma-separated ip:port; unset = the system's
+  DNS_SERVERS: z
+    .string()
+    .default('')
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .every((s) => !s.trim() || /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\])(:\d{1,5})?$/.test(s.trim())),
+      'must be comma-separated ip:port entries, such as 127.0.0.1:53 or [::1]:5353',
+    ),
+  // the name this instance gives in SMTP EHLO; unset = PUBLIC_URL's host
+  SMTP_EHLO_NAME: z.string().optional(),
+  // a process that sends (SMTP_URL, role all or worker) starts with a non-https PUBLIC_URL only when true
+  ALLOW_INSECURE_PUBLIC_URL: bool.default(false),
   VERIFIER_URL: z.string().optional(),
 });
 export type Env = z.input<typeof Env>;
@@ -134,6 +171,35 @@ export function loadConfig(
   const c = parsed.data;
   const publicUrl = (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, '');
   return { ...c, publicUrl, version: packageVersion(), secret: c.MAILGROVE_SECRET ?? '' };
+}
+
+/** SEND_CHECKS, or its default: real mail (SMTP_URL) is held to the checks, the outbox is only told. */
+export function sendChecksMode(c: Pick<Config, 'SEND_CHECKS' | 'SMTP_URL'>): 'block' | 'warn' {
+  return c.SEND_CHECKS ?? (c.SMTP_URL ? 'block' : 'warn');
+}
+
+/**
+ * Why this configuration must not start, or undefined. A process that sends (role all or worker, with
+ * SMTP_URL) puts PUBLIC_URL into every unsubscribe, tracking and confirmation link and every Message-ID:
+ * unset or plain http, real recipients would get links to this machine's address, in the clear.
+ */
+export function startProblem(
+  config: Pick<Config, 'SMTP_URL' | 'PUBLIC_URL' | 'MAILGROVE_ROLE' | 'ALLOW_INSECURE_PUBLIC_URL'>,
+): string | undefined {
+  if (!config.SMTP_URL || config.MAILGROVE_ROLE === 'api' || config.ALLOW_INSECURE_PUBLIC_URL) return undefined;
+  let https = false;
+  try {
+    https = !!config.PUBLIC_URL && new URL(config.PUBLIC_URL).protocol === 'https:';
+  } catch {
+    https = false;
+  }
+  if (https) return undefined;
+  return (
+    `SMTP_URL is set, so this process sends real mail, but PUBLIC_URL ` +
+    (config.PUBLIC_URL ? `(${config.PUBLIC_URL}) is not an https:// URL` : 'is not set') +
+    `: every unsubscribe, tracking and confirmation link would point there. Set PUBLIC_URL to the https:// ` +
+    `address recipients reach this instance at, or ALLOW_INSECURE_PUBLIC_URL=true for a local setup.`
+  );
 }
 
 let cachedVersion: string | undefined;

@@ -1,14 +1,17 @@
-// Starts Mailgrove: config → database → migrations → job queue → mail transport → HTTP app → workers.
+// Starts Mailgrove: config → database → migrations → job queue → mail transport → HTTP app → workers →
+// the inbound mail listener and bounce mailbox (when configured).
 // The one mail transport (one SMTP pool) serves the app and every worker, and closes after them.
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.ts';
+import { startProblem, type Config } from './config.ts';
 import { openDb, type DbHandle } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
 import { buildApp } from './http/app.ts';
 import type { StopFn } from './jobs/context.ts';
+import * as inbound from './jobs/inbound.ts';
 import { startWorkers } from './jobs/index.ts';
 import { Queue } from './jobs/queue.ts';
 import { createTransport } from './mail/transport.ts';
+import * as relays from './domain/sending/relays.ts';
 import { resolveSecret } from './secret.ts';
 
 export interface Running {
@@ -30,6 +33,8 @@ export interface StartOptions {
 }
 
 export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
+  const problem = startProblem(config);
+  if (problem) throw new Error(problem);
   const handle =
     opts.handle ??
     (await openDb({
@@ -43,7 +48,10 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
   const queue = new Queue(handle, Math.max(0.5, config.WORKER_POLL_MS / 1000), opts.queueSchema);
   await queue.start();
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL) : undefined;
-  const transport = createTransport(config, handle.db);
+  // an account's relay is read from the database (its URL sealed under the instance secret)
+  const transport = createTransport(config, handle.db, (accountId, relayId) =>
+    relays.relayUrl(handle.db, config, accountId, relayId),
+  );
   const app = await buildApp(config, {
     handle,
     queue,
@@ -67,6 +75,8 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     config.WORKERS && config.MAILGROVE_ROLE !== 'api'
       ? await startWorkers({ db: handle.workerDb, handle, config, queue, transport, log: app.log })
       : async () => {};
+  // mail that comes home (bounces, complaints, mailto unsubscribes): any instance may receive it
+  const stopInbound = await inbound.start({ db: handle.db, config, log: app.log });
   let stopping: Promise<void> | undefined;
   return {
     app,
@@ -75,6 +85,7 @@ export async function start(config: Config, opts: StartOptions = {}): Promise<Ru
     url,
     stop() {
       stopping ??= (async () => {
+        await stopInbound();
         await app.close();
         await stopWorkers();
         await transport.close();

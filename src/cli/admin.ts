@@ -45,11 +45,20 @@ export function adminClient(baseUrl: string, token: string | undefined): Admin {
       );
     return json.data;
   };
+  /** Every item of a list, page by page (the admin API answers {<name>: [...], pagination}). */
+  const all = async (path: string, name: string) => {
+    const items: unknown[] = [];
+    for (let page = 1; ; page++) {
+      const data = await call('GET', `${path}?page=${page}&per_page=100`);
+      items.push(...data[name]);
+      if (page >= data.pagination.total_pages) return items;
+    }
+  };
   return {
     createAccount: (input) => call('POST', '/accounts', input),
-    listAccounts: () => call('GET', '/accounts'),
+    listAccounts: () => all('/accounts', 'accounts'),
     createKey: (accountId, input) => call('POST', `/accounts/${accountId}/api-keys`, input),
-    listKeys: (accountId) => call('GET', `/accounts/${accountId}/api-keys`),
+    listKeys: (accountId) => all(`/accounts/${accountId}/api-keys`, 'api_keys'),
     revokeKey: async (keyId) => void (await call('DELETE', `/api-keys/${keyId}`)),
     setPassword: (input) => call('POST', '/users/password', input),
   };

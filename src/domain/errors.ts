@@ -1,5 +1,6 @@
 // The errors the domain throws on purpose. Faces translate them (REST status, MCP tool error); nothing else does.
-export type ErrorKind = 'not_found' | 'validation' | 'conflict' | 'limit_exceeded' | 'state_conflict' | 'forbidden';
+export type ErrorKind =
+  'not_found' | 'validation' | 'conflict' | 'limit_exceeded' | 'state_conflict' | 'forbidden' | 'unprocessable';
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -47,6 +48,11 @@ export class LimitExceeded extends DomainError {
 /** The operation is not allowed in the resource's current state (e.g. updating a sent campaign). */
 export class StateConflict extends DomainError {
   readonly kind = 'state_conflict';
+}
+
+/** Well-formed and allowed, but refused for what it holds (e.g. a campaign that fails a blocking check before sending). */
+export class Unprocessable extends DomainError {
+  readonly kind = 'unprocessable';
 }
 
 export class Forbidden extends DomainError {

@@ -3,6 +3,7 @@
 // shape every list comes back in, Page<T>. Faces format a Page once each: REST as `pagination`
 // (http/rest/envelope.ts), MCP as `meta` (http/mcp/pagination.ts).
 import { z } from 'zod';
+import { parseInput } from './validation.ts';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 25;
@@ -41,4 +42,16 @@ export interface Page<T> {
 
 export function pageOf<T>(items: T[], p: Paging, total: number): Page<T> {
   return { items, page: p.page, per_page: p.per_page, total };
+}
+
+/** The query of a short list read whole (custom fields, warm-up plans, accounts, …): 100 a page by default. */
+export const WholeListQuery = z.object(pageFields({ defaultPerPage: MAX_PER_PAGE }));
+
+/**
+ * One page of a short list its context reads whole: the page rule applied in memory, so such a list
+ * answers in the shape of every other list. With the default of 100 a page, one page is usually all.
+ */
+export function pageOfWhole<T>(items: T[], query: unknown): Page<T> {
+  const p = parseInput(WholeListQuery, query);
+  return pageOf(items.slice(offsetOf(p), offsetOf(p) + p.per_page), p, items.length);
 }

@@ -66,3 +66,20 @@ export function instant() {
   // zod runs a refinement even after the format failed: pass those, so the answer says it once
   return DATE_TIME.refine((s) => !DATE_TIME.safeParse(s).success || isInstant(s), INSTANT_MESSAGE);
 }
+
+// the shape of a zone name, not an offset (+01:00) or an abbreviation PostgreSQL would read otherwise
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * A time zone by its IANA name (Europe/Berlin, America/New_York, UTC) that this runtime's zone database
+ * knows: the one rule for the account's zone and a subscriber's.
+ */
+export function isTimeZone(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 64 || !ZONE_NAME.test(value)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}

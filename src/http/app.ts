@@ -3,6 +3,7 @@
 // buildApp does not listen, so tests call app.listen({ port: 0 }).
 import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
+import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/client.ts';
 import { KeyRateLimiter, limitStore, type LimitStore } from '../auth/rateLimit.ts';
@@ -55,6 +56,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('queue', deps.queue);
   app.decorate('transport', deps.transport);
   await app.register(formbody);
+  await app.register(helmet, securityHeaders(config));
   requestLog(app);
 
   // the envelope for every face without its own handler: domain and database errors mapped once
@@ -80,4 +82,32 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(publicRoutes);
   await app.register(dashboard);
   return app;
+}
+
+/**
+ * The security headers of every answer (@fastify/helmet): nosniff, a referrer policy, HSTS when the public
+ * URL is https, and a CSP that allows nothing for answers that are not pages (JSON, CSV, assets, errors).
+ * The pages that have a CSP of their own (dashboard, hosted forms, unsubscribe, outbox message, API docs)
+ * set it on their reply, which replaces this one: each stays exactly as strict as written there.
+ */
+function securityHeaders(config: Config): FastifyHelmetOptions {
+  return {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    // the dashboard says DENY itself; hosted form pages must stay embeddable on the account's own site
+    frameguard: false,
+    // same-origin keeps the Origin header on the dashboard's own POSTs (its CSRF check reads it; under
+    // no-referrer a browser sends "Origin: null") and sends no URL of ours, tokens included, to other sites
+    referrerPolicy: { policy: 'same-origin' },
+    // the open pixel and hosted images are loaded by webmail pages of other sites
+    crossOriginResourcePolicy: false,
+    strictTransportSecurity: config.publicUrl.startsWith('https://') ? { maxAge: 31_536_000 } : false,
+  };
 }

@@ -10,6 +10,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Validation } from '../domain/errors.ts';
 import * as imports from '../domain/imports/imports.ts';
+import { OPTION_FIELDS, parseOptions } from '../domain/imports/options.ts';
 
 export interface CsvUploadOptions {
   /** how many fields, and how large each, the form may send besides the file */
@@ -46,6 +47,7 @@ export async function csvUploads(
     if (!req.isMultipart()) throw Validation.field('file', o.messages.notMultipart);
     let upload: imports.Upload | undefined;
     let groupIds: string | undefined;
+    const options: Record<string, string> = {};
     let refusal: Validation | undefined;
     const digest = createHash('sha256');
     // errors raised by the body itself (no boundary, cut short, a broken part header) are the client's;
@@ -62,29 +64,36 @@ export async function csvUploads(
         const next = await nextPart();
         if (next.done) break;
         const part = next.value;
-        if (part.fieldname !== 'file' && part.fieldname !== 'group_ids')
+        const isOption = (OPTION_FIELDS as readonly string[]).includes(part.fieldname);
+        if (part.fieldname !== 'file' && part.fieldname !== 'group_ids' && !isOption)
           refusal ??= Validation.field(
             part.fieldname.slice(0, 64),
             `Unknown form field "${part.fieldname.slice(0, 64)}": send the CSV as "file" and the groups as "group_ids"`,
           );
+        // the file is read as it arrives, with its options: they must come before it
+        if (isOption && upload)
+          refusal ??= Validation.field(part.fieldname, `Send "${part.fieldname}" before the file part`);
         if (part.type === 'field') {
           if (part.fieldname === 'group_ids') groupIds = String(part.value);
-        } else if (part.fieldname !== 'file' || upload || refusal) {
+          else if (isOption) options[part.fieldname] = String(part.value);
+        } else if (part.fieldname !== 'file' || upload || refusal || (refusal = optionsProblem(options))) {
           part.file.resume();
         } else {
           part.file.on('error', (err) => fromBody.add(err));
           // the file is hashed on its way to staging; its own error (or a premature close) reaches the
           // staging reader unchanged
           const hashing = Readable.from(hashed(part.file, digest), { objectMode: false });
-          upload = await imports.stageFile(app.db, accountId, hashing, part.filename || null).catch(async (err) => {
-            if (part.file.truncated) throw tooLarge();
-            // the multipart reader closed the file early (a form limit, the client gone): it gives the reason next
-            if ((err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
-              fromBody.add(err);
-              await nextPart();
-            }
-            throw err;
-          });
+          upload = await imports
+            .stageFile(app.db, accountId, hashing, part.filename || null, options)
+            .catch(async (err) => {
+              if (part.file.truncated) throw tooLarge();
+              // the multipart reader closed the file early (a form limit, the client gone): it gives the reason next
+              if ((err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+                fromBody.add(err);
+                await nextPart();
+              }
+              throw err;
+            });
           if (part.file.truncated) throw tooLarge();
         }
       }
@@ -99,8 +108,20 @@ export async function csvUploads(
         throw Validation.field('file', `Malformed multipart body: ${(err as Error).message}`);
       throw err;
     }
-    return { upload, groupIds, sha256: digest.update(`\0${groupIds ?? ''}`).digest('hex') };
+    const optionText = Object.keys(options).length > 0 ? `\0${JSON.stringify(options)}` : '';
+    return { upload, groupIds, sha256: digest.update(`\0${groupIds ?? ''}${optionText}`).digest('hex') };
   };
+}
+
+/** Options that do not fit refuse the upload before its file is read (the file is drained, not staged). */
+function optionsProblem(options: Record<string, string>): Validation | undefined {
+  try {
+    parseOptions(options);
+    return undefined;
+  } catch (err) {
+    if (err instanceof Validation) return err;
+    throw err;
+  }
 }
 
 async function* hashed(file: AsyncIterable<Buffer>, digest: Hash): AsyncGenerator<Buffer> {

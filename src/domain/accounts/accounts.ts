@@ -11,6 +11,7 @@ import { NotFound } from '../errors.ts';
 import { storableString } from '../storable.ts';
 import { int4, parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
+import { BlockingChecks, PostalAddress, TimeZone } from './profile.ts';
 
 export const NewAccount = z.object({
   name: storableString().trim().min(1, 'Name is required').max(200),
@@ -29,7 +30,9 @@ export const AccountSettings = z
     default_reply_to: z.string().trim().max(254).pipe(z.email('A valid email address is required')).nullable(),
     tracking_enabled: z.boolean(),
     verify_emails: z.boolean(),
-    timezone: storableString().trim().min(1).max(64),
+    timezone: TimeZone,
+    postal_address: PostalAddress,
+    blocking_checks: BlockingChecks,
   })
   .partial()
   .strict();
@@ -54,7 +57,7 @@ export function serviceOwner(accountId: string) {
   };
 }
 
-export async function create(db: Db, input: NewAccount, defaultLimit: number): Promise<AccountWithOwner> {
+export async function create(db: Db, input: unknown, defaultLimit: number): Promise<AccountWithOwner> {
   const a = parseInput(NewAccount, input);
   return inTransaction(db, async (trx) => {
     const account = await repo.insertAccount(trx, {
@@ -80,7 +83,7 @@ export async function get(db: Db, accountId: string): Promise<Account> {
   return account;
 }
 
-export async function update(db: Db, accountId: string, input: AccountSettings): Promise<Account> {
+export async function update(db: Db, accountId: string, input: unknown): Promise<Account> {
   const settings = parseInput(AccountSettings, input);
   const account = await repo.updateAccount(db, accountId, { ...settings, updated_at: new Date() });
   if (!account) throw new NotFound('Account not found');

@@ -45,7 +45,7 @@ export function hashKey(raw: string): string {
 export async function create(
   db: Db,
   accountId: string,
-  input: NewApiKey,
+  input: unknown,
   userId?: string | null,
 ): Promise<ApiKeyInfo & { key: string }> {
   const parsed = parseInput(NewApiKey, input);

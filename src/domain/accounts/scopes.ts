@@ -1,7 +1,7 @@
 // Permission scopes (spec "Scopes and the tools they unlock"): <resource>:read|write, <resource>:*, and *.
 import { z } from 'zod';
 
-export const RESOURCES = ['subscribers', 'campaigns', 'groups', 'webhooks', 'automations', 'forms'] as const;
+export const RESOURCES = ['subscribers', 'campaigns', 'groups', 'webhooks', 'automations', 'forms', 'account'] as const;
 export type Resource = (typeof RESOURCES)[number];
 export type Scope = `${Resource}:read` | `${Resource}:write`;
 

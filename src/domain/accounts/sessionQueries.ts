@@ -52,3 +52,30 @@ export async function deleteByTokenHash(db: Db, tokenHash: string): Promise<void
 export async function deleteExpired(db: Db): Promise<void> {
   await db.deleteFrom('sessions').where('expires_at', '<', new Date()).execute();
 }
+
+/** The user's unexpired sessions, the most recently used first. */
+export function ofUser(db: Db, userId: string) {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])
+    .where('user_id', '=', userId)
+    .where('expires_at', '>', new Date())
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+/** 0 when the session is not the user's (or gone). */
+export async function deleteOfUser(db: Db, userId: string, id: string): Promise<number> {
+  const r = await db.deleteFrom('sessions').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function deleteOthersOfUser(db: Db, userId: string, keepId: string): Promise<number> {
+  const r = await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keepId).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function deleteAllOfUser(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}

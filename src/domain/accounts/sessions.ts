@@ -1,11 +1,12 @@
 // Dashboard sessions: a random token in an HttpOnly cookie, stored only as its SHA-256 (sessions table).
 // A session names one user and the account they are working in. resolve() joins memberships on every
 // request, so a removed member or a changed role takes effect at once, like a revoked API key.
-import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import { NotFound } from '../errors.ts';
 import { roleIn } from './queries.ts';
 import * as repo from './sessionQueries.ts';
+import { hashToken, newToken } from './tokens.ts';
+import { describeClient } from './userAgent.ts';
 import type { Role } from './users.ts';
 
 export interface SessionContext {
@@ -22,8 +23,10 @@ export interface SessionContext {
 // sliding expiry: a session in use is extended, but at most once per interval (one write, not one per request)
 const TOUCH_INTERVAL_MS = 5 * 60_000;
 
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+/** Who opened a session, as the list of sessions shows it. */
+export interface ClientInfo {
+  userAgent?: string | null;
+  ip?: string | null;
 }
 
 export async function start(
@@ -31,10 +34,18 @@ export async function start(
   userId: string,
   accountId: string,
   ttlMs: number,
+  client: ClientInfo = {},
 ): Promise<{ token: string; expires_at: Date }> {
-  const token = randomBytes(32).toString('base64url');
+  const { token, hash } = newToken();
   const expires_at = new Date(Date.now() + ttlMs);
-  await repo.insert(db, { token_hash: hashToken(token), user_id: userId, account_id: accountId, expires_at });
+  await repo.insert(db, {
+    token_hash: hash,
+    user_id: userId,
+    account_id: accountId,
+    expires_at,
+    user_agent: client.userAgent?.slice(0, 500) ?? null,
+    ip: client.ip?.slice(0, 100) ?? null,
+  });
   return { token, expires_at };
 }
 
@@ -65,6 +76,38 @@ export async function switchAccount(db: Db, sessionId: string, userId: string, a
 
 export async function end(db: Db, token: string): Promise<void> {
   if (token) await repo.deleteByTokenHash(db, hashToken(token));
+}
+
+export interface SessionView {
+  id: string;
+  created_at: Date;
+  last_seen_at: Date;
+  client: string;
+  ip: string | null;
+  current: boolean;
+}
+
+/** The user's unexpired sessions (every account), the most recently used first. */
+export async function listOf(db: Db, userId: string, currentId: string): Promise<SessionView[]> {
+  const rows = await repo.ofUser(db, userId);
+  return rows.map((r) => ({
+    id: r.id,
+    created_at: r.created_at,
+    last_seen_at: r.last_seen_at,
+    client: describeClient(r.user_agent),
+    ip: r.ip,
+    current: r.id === currentId,
+  }));
+}
+
+/** Signs one of the user's own sessions out; someone else's id is NotFound, like an unknown one. */
+export async function endOne(db: Db, userId: string, sessionId: string): Promise<void> {
+  if ((await repo.deleteOfUser(db, userId, sessionId)) === 0) throw new NotFound('Session not found');
+}
+
+/** "Sign out everywhere else": every session of the user but this one; how many ended. */
+export function endOthers(db: Db, userId: string, keepId: string): Promise<number> {
+  return repo.deleteOthersOfUser(db, userId, keepId);
 }
 
 /** Drops expired rows; called now and then at sign-in so the table does not grow without bound. */

@@ -34,7 +34,8 @@ export interface User {
   name: string | null;
 }
 
-const Password = z
+/** A password someone chooses: the one rule for the first owner, a member, an invitation and a reset. */
+export const NewPassword = z
   .string()
   .min(password.MIN_LENGTH, `Password must be at least ${password.MIN_LENGTH} characters`)
   .max(200);
@@ -43,7 +44,7 @@ export const NewOwner = z.object({
   account_name: z.string().trim().min(1, 'Account name is required').max(200),
   name: z.string().trim().max(200).optional(),
   email: Email,
-  password: Password,
+  password: NewPassword,
 });
 export type NewOwner = z.input<typeof NewOwner>;
 
@@ -54,7 +55,7 @@ export function hasUsers(db: Db): Promise<boolean> {
 /** "Create the owner account": only while the instance has no users at all; a second attempt is a Conflict. */
 export async function createOwner(
   db: Db,
-  input: NewOwner,
+  input: unknown,
   defaultLimit: number,
 ): Promise<{ user: User; accountId: string }> {
   const a = parseInput(NewOwner, input);
@@ -151,7 +152,7 @@ export const NewMember = z.object({
   email: Email,
   name: z.string().trim().max(200).optional(),
   role: z.enum(['admin', 'editor', 'viewer'], { error: 'Role must be one of: admin, editor, viewer' }),
-  password: Password.optional(),
+  password: NewPassword.optional(),
 });
 export type NewMember = z.input<typeof NewMember>;
 
@@ -164,13 +165,26 @@ export function listMembers(db: Db, accountId: string): Promise<Member[]> {
   return repo.members(db, accountId);
 }
 
+/** How people sign in to this instance's dashboard: built-in passwords, or an OpenID Connect provider. */
+export type SignInMode = 'password' | 'oidc';
+
 /**
  * Adds a member by email. A new address becomes a `local|` user: with a password it can sign in at once;
  * without one it waits for its first OIDC sign-in (linked by verified email). An existing user is reused
- * as is (its password is not changed by someone else's invitation).
+ * as is (its password is not changed by someone else's invitation). With password sign-in, nobody is
+ * added who could not sign in: a new address, or one that has no password yet, needs a password here or
+ * an invitation by email (invitations.ts).
  */
-export async function addMember(db: Db, accountId: string, input: NewMember): Promise<Member> {
+export async function addMember(db: Db, accountId: string, input: unknown, signIn: SignInMode): Promise<Member> {
   const m = parseInput(NewMember, input);
+  if (signIn === 'password' && !m.password) {
+    const known = await repo.userWithPasswordByEmail(db, m.email);
+    if (!known?.password_hash)
+      throw Validation.field(
+        'password',
+        'Give an initial password, or invite the member by email: without either they could not sign in',
+      );
+  }
   const passwordHash = m.password ? await password.hash(m.password) : null;
   return inTransaction(db, async (trx) => {
     const user =
@@ -209,7 +223,7 @@ export async function changeRole(
   db: Db,
   accountId: string,
   userId: string,
-  input: RoleChange,
+  input: unknown,
   byRole: Role,
 ): Promise<Member> {
   const { role } = parseInput(RoleChange, input);
@@ -230,7 +244,7 @@ export async function changeRole(
 
 export const PasswordChange = z.object({
   current_password: z.string().max(200).optional(),
-  new_password: Password,
+  new_password: NewPassword,
 });
 export type PasswordChange = z.input<typeof PasswordChange>;
 
@@ -238,7 +252,7 @@ export type PasswordChange = z.input<typeof PasswordChange>;
  * Sets a user's password. With a password already set, the current one must match (a stolen session
  * alone cannot lock the owner out); a user without one (added by an operator or for OIDC) sets a first one.
  */
-export async function changePassword(db: Db, userId: string, input: PasswordChange): Promise<void> {
+export async function changePassword(db: Db, userId: string, input: unknown): Promise<void> {
   const p = parseInput(PasswordChange, input);
   const row = await repo.passwordHashOf(db, userId);
   if (!row) throw new NotFound('User not found');
@@ -248,14 +262,14 @@ export async function changePassword(db: Db, userId: string, input: PasswordChan
   await repo.setPassword(db, userId, await password.hash(p.new_password));
 }
 
-export const PasswordReset = z.object({ email: Email, password: Password });
+export const PasswordReset = z.object({ email: Email, password: NewPassword });
 export type PasswordReset = z.input<typeof PasswordReset>;
 
 /**
  * Operator reset (CLI, admin API): sets the password of the user with this email, no current password
  * asked. It is how an owner created by the admin API (which has no password) first signs in.
  */
-export async function resetPassword(db: Db, input: PasswordReset): Promise<User> {
+export async function resetPassword(db: Db, input: unknown): Promise<User> {
   const p = parseInput(PasswordReset, input);
   const passwordHash = await password.hash(p.password);
   const user = await repo.setPasswordByEmail(db, p.email, passwordHash);

@@ -13,6 +13,9 @@ export const EVENT_TYPES = [
   'subscriber.bounced',
   'subscriber.complained',
   'campaign.sent',
+  // not in the list of event types: a scheduled campaign that failed the checks before sending when its
+  // time came, and went back to draft
+  'campaign.refused',
   'email.sent',
   'email.opened',
   'email.clicked',

@@ -8,7 +8,9 @@ import type { FormField, FormType } from '../../db/schema/forms.ts';
 import { NotFound, Validation, type FieldErrors } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import * as subscriberGroups from '../subscribers/groups.ts';
-import { embedSnippet } from './markup.ts';
+import { ConfirmationFields, confirmationColumns } from './confirmationMail.ts';
+import { FormDesign, Slug, type FormDesign as Design } from './design.ts';
+import { embedScript, embedSnippet } from './markup.ts';
 import { offsetOf, PageQuery, pageOf, type Page } from '../paging.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { hasCredentials } from '../urlCredentials.ts';
@@ -72,6 +74,10 @@ const shape = {
     .max(2000, 'success_message must be at most 2000 characters'),
   redirect_url: HttpUrl.nullable(),
   active: z.boolean({ error: 'active must be true or false' }),
+  // the double opt-in confirmation mail: content_source in content_format (html or blocks), with {{ confirm_url }}
+  ...ConfirmationFields,
+  slug: Slug,
+  design: FormDesign,
 };
 
 export const NewForm = z.object({
@@ -83,6 +89,11 @@ export const NewForm = z.object({
   success_message: shape.success_message.default(DEFAULT_SUCCESS),
   redirect_url: shape.redirect_url.default(null),
   active: shape.active.default(true),
+  confirmation_subject: shape.confirmation_subject.optional(),
+  content_format: shape.content_format.optional(),
+  content_source: shape.content_source,
+  slug: shape.slug.default(null),
+  design: shape.design.default({}),
 });
 export type NewForm = z.input<typeof NewForm>;
 
@@ -107,14 +118,25 @@ export interface Form {
   stats: { views: number; submissions: number; confirmations: number };
   created_at: Date;
   updated_at: Date;
+  /** the author's confirmation mail; null subject and source: the built-in one */
+  confirmation_subject: string | null;
+  content_format: 'html' | 'blocks';
+  content_source: string | null;
+  /** the readable public address /f/<slug>, beside /f/<id> */
+  slug: string | null;
+  design: Design;
 }
 
-export async function create(db: Db, accountId: string, input: NewForm): Promise<Form> {
-  const a = parseInput(NewForm, input);
+export async function create(db: Db, accountId: string, input: unknown): Promise<Form> {
+  const { confirmation_subject, content_format, content_source, ...a } = parseInput(NewForm, input);
+  const confirmation = await confirmationColumns({ confirmation_subject, content_format, content_source });
   const formFields = await resolveFields(db, accountId, a.fields ?? []);
   const groupIds = await subscribers.checkGroups(db, accountId, a.group_ids);
+  const { design, ...plain } = a;
   const row = await repo.insertForm(db, {
-    ...a,
+    ...plain,
+    design: JSON.stringify(design),
+    ...confirmation,
     account_id: accountId,
     group_ids: groupIds,
     fields: JSON.stringify(formFields),
@@ -134,25 +156,39 @@ export async function getWithEmbed(
   accountId: string,
   id: string,
   publicUrl: string,
-): Promise<Form & { url: string; embed: string }> {
+): Promise<Form & { url: string; embed: string; embed_script: string }> {
   const form = await get(db, accountId, id);
   const types = await fields.definitions(db, accountId);
-  return { ...form, url: `${publicUrl}/f/${form.id}`, embed: embedSnippet(form, publicUrl, types) };
+  return {
+    ...form,
+    url: publicAddress(form, publicUrl),
+    embed: embedSnippet(form, publicUrl, types),
+    embed_script: embedScript(form, publicUrl),
+  };
 }
 
-export async function list(db: Db, accountId: string, query: PageQuery = {}): Promise<Page<Form>> {
+/** The hosted page's address: /f/<slug> when the form has one, /f/<id> otherwise (which always works). */
+export function publicAddress(form: { id: string; slug: string | null }, publicUrl: string): string {
+  return `${publicUrl}/f/${form.slug ?? form.id}`;
+}
+
+export async function list(db: Db, accountId: string, query: unknown = {}): Promise<Page<Form>> {
   const p = parseInput(PageQuery, query);
   const rows = await repo.page(db, accountId, p.per_page, offsetOf(p));
   return pageOf(await present(db, accountId, rows), p, await repo.count(db, accountId));
 }
 
-export async function update(db: Db, accountId: string, id: string, input: FormUpdate): Promise<Form> {
+export async function update(db: Db, accountId: string, id: string, input: unknown): Promise<Form> {
   const u = parseInput(FormUpdate, input);
   if (Object.keys(u).length === 0) throw Validation.field('_', 'Give at least one field to change');
-  if (!(await repo.findById(db, accountId, id))) throw new NotFound('Form not found');
-  const { fields: newFields, group_ids, ...rest } = u;
+  const before = await repo.findById(db, accountId, id);
+  if (!before) throw new NotFound('Form not found');
+  const { fields: newFields, group_ids, confirmation_subject, content_format, content_source, design, ...rest } = u;
+  const confirmation = await confirmationColumns({ confirmation_subject, content_format, content_source }, before);
   const row = await repo.update(db, accountId, id, {
     ...rest,
+    ...confirmation,
+    ...(design !== undefined && { design: JSON.stringify(design) }),
     ...(newFields !== undefined && { fields: JSON.stringify(await resolveFields(db, accountId, newFields)) }),
     ...(group_ids !== undefined && { group_ids: await subscribers.checkGroups(db, accountId, group_ids) }),
   });
@@ -166,7 +202,7 @@ export async function remove(db: Db, accountId: string, id: string): Promise<voi
 }
 
 /** Subscribers who signed up through the form (confirmed, for double opt-in), latest signup first. */
-export async function signups(db: Db, accountId: string, id: string, query: PageQuery = {}): Promise<Page<Signup>> {
+export async function signups(db: Db, accountId: string, id: string, query: unknown = {}): Promise<Page<Signup>> {
   const p = parseInput(PageQuery, query);
   if (!(await repo.findById(db, accountId, id))) throw new NotFound('Form not found');
   const [rows, total] = [
@@ -219,5 +255,10 @@ export async function present(db: Db, accountId: string, rows: Row[]): Promise<F
     stats: { views: r.views, submissions: r.submissions, confirmations: r.confirmations },
     created_at: r.created_at,
     updated_at: r.updated_at,
+    confirmation_subject: r.confirmation_subject,
+    content_format: r.confirmation_format,
+    content_source: r.confirmation_source,
+    slug: r.slug,
+    design: r.design ?? {},
   }));
 }

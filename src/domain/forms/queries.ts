@@ -21,6 +21,12 @@ const FORM_COLUMNS = [
   'confirmations',
   'created_at',
   'updated_at',
+  'confirmation_subject',
+  'confirmation_format',
+  'confirmation_source',
+  'confirmation_html',
+  'slug',
+  'design',
 ] as const;
 
 export function insertForm(db: Db, row: Insertable<FormsTable>) {
@@ -46,20 +52,30 @@ export function update(db: Db, accountId: string, id: string, changes: Updateabl
 
 export const remove = forms.remove;
 
-/** Public: an active form by id, counting one view in the same statement. */
-export function viewActive(db: Db, id: string) {
+/** A form's public address: its id, or its slug (any case). */
+export type PublicRef = string | { slug: string };
+
+/** Public: an active form by id or slug, counting one view in the same statement. */
+export function viewActive(db: Db, ref: PublicRef) {
   return db
     .updateTable('forms')
     .set({ views: sql`views + 1` })
-    .where('id', '=', id)
+    .$if(typeof ref === 'string', (qb) => qb.where('id', '=', ref as string))
+    .$if(typeof ref !== 'string', (qb) => qb.where(sql`lower(slug)`, '=', (ref as { slug: string }).slug.toLowerCase()))
     .where('active', '=', true)
     .returning(FORM_COLUMNS)
     .executeTakeFirst();
 }
 
-/** Public: an active form by id. */
-export function findActive(db: Db, id: string) {
-  return db.selectFrom('forms').select(FORM_COLUMNS).where('id', '=', id).where('active', '=', true).executeTakeFirst();
+/** Public: an active form by id or slug. */
+export function findActive(db: Db, ref: PublicRef) {
+  return db
+    .selectFrom('forms')
+    .select(FORM_COLUMNS)
+    .$if(typeof ref === 'string', (qb) => qb.where('id', '=', ref as string))
+    .$if(typeof ref !== 'string', (qb) => qb.where(sql`lower(slug)`, '=', (ref as { slug: string }).slug.toLowerCase()))
+    .where('active', '=', true)
+    .executeTakeFirst();
 }
 
 export async function countSubmission(db: Db, accountId: string, formId: string): Promise<void> {
@@ -126,7 +142,7 @@ export async function countSignups(db: Db, accountId: string, formId: string): P
  */
 export function upsertPending(
   db: Db,
-  p: { accountId: string; formId: string; email: string; data: PendingSignupData; expiresAt: Date },
+  p: { accountId: string; formId: string | null; email: string; data: PendingSignupData; expiresAt: Date },
 ) {
   return db
     .insertInto('pending_signups')
@@ -138,10 +154,13 @@ export function upsertPending(
       expires_at: p.expiresAt,
     })
     .onConflict((oc) =>
-      oc
-        .expression(sql`form_id, lower(email)`)
-        .where('confirmed_at', 'is', null)
-        .doUpdateSet({ email: p.email, data: JSON.stringify(p.data), expires_at: p.expiresAt }),
+      (p.formId === null
+        ? oc
+            .expression(sql`account_id, lower(email)`)
+            .where('form_id', 'is', null)
+            .where('confirmed_at', 'is', null)
+        : oc.expression(sql`form_id, lower(email)`).where('confirmed_at', 'is', null)
+      ).doUpdateSet({ email: p.email, data: JSON.stringify(p.data), expires_at: p.expiresAt }),
     )
     .returning(['id', 'expires_at', 'last_sent_at'])
     .executeTakeFirstOrThrow();
@@ -152,10 +171,12 @@ export async function markSent(db: Db, id: string): Promise<void> {
 }
 
 /** Unconfirmed signups whose links have all expired are only clutter holding an address: drop them. */
-export async function purgeExpired(db: Db, formId: string): Promise<void> {
+export async function purgeExpired(db: Db, accountId: string, formId: string | null): Promise<void> {
   await db
     .deleteFrom('pending_signups')
-    .where('form_id', '=', formId)
+    .where('account_id', '=', accountId)
+    .$if(formId === null, (qb) => qb.where('form_id', 'is', null))
+    .$if(formId !== null, (qb) => qb.where('form_id', '=', formId!))
     .where('confirmed_at', 'is', null)
     .where('expires_at', '<', new Date())
     .execute();

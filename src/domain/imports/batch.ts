@@ -51,6 +51,8 @@ export async function runBatch(db: Db, deps: WorkerDeps, importId: string, runne
       skipped: skips,
       groupIds: plan.group_ids,
       maxErrors: MAX_ERRORS,
+      updateExisting: plan.options.existing !== 'skip',
+      note: plan.options.consent_note ?? null,
       ids: deps.idsInNode ? { subscribers: uuids(to - from), events: uuids(to - from) } : undefined,
     });
     if (!r.claimed) return false; // another runner holds or moved this part: plan again

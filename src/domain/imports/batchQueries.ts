@@ -17,10 +17,11 @@ export async function plan(db: Db, importId: string) {
     status: ImportRow['status'];
     account_id: string;
     group_ids: string[];
+    options: ImportRow['options'];
     verify_emails: boolean;
     any_suppressed: boolean;
     open: { part: number; last_row: number; end_row: number }[];
-  }>`select i.status, i.account_id, i.group_ids, a.verify_emails,
+  }>`select i.status, i.account_id, i.group_ids, i.options, a.verify_emails,
       exists (select 1 from suppressions s where s.account_id = i.account_id) as any_suppressed,
       coalesce((select jsonb_agg(jsonb_build_object('part', p.part, 'last_row', p.last_row, 'end_row', p.end_row) order by p.part)
         from import_parts p where p.import_id = i.id and p.last_row < p.end_row), '[]'::jsonb) as open
@@ -74,8 +75,14 @@ export async function upsertBatch(
     groupIds: string[];
     maxErrors: number;
     ids?: { subscribers: string[]; events: string[] };
+    /** false: subscribers who exist already are left alone (counted as skipped) */
+    updateExisting?: boolean;
+    /** written as a note on every subscriber the batch creates or updates */
+    note?: string | null;
   },
 ) {
+  const updateExisting = b.updateExisting ?? true;
+  const note = b.note ?? null;
   // ids given: the new subscribers and their events take them in order; otherwise (and past their end) gen_random_uuid()
   const subscriberIds = b.ids?.subscribers ?? null;
   const eventIds = b.ids?.events ?? null;
@@ -88,27 +95,33 @@ export async function upsertBatch(
     ), rows as materialized (
       select * from ${staged(importId, b.from, b.to)} r where exists (select 1 from claim)
     ), batch as (
-      select email, first_name, last_name, phone, coalesce(custom_fields, '{}'::jsonb) as custom_fields,
+      select email, first_name, last_name, phone, time_zone, coalesce(custom_fields, '{}'::jsonb) as custom_fields,
         coalesce((${subscriberIds}::uuid[])[row_number() over ()], gen_random_uuid()) as id from rows r
       where error is null and row_no <> all(${b.skipped.map((e) => e.row)}::int[]) and row_no <> all(${dupsOf(importId, b.from, b.to)})
     ), up as (
       -- member_of gets the import's groups here, as the memberships' trigger would write them after the
       -- statement (migration 20261127_0900): the trigger then finds every row up to date and writes none again
-      insert into subscribers as s (id, account_id, email, first_name, last_name, phone, custom_fields, source, member_of)
-      select id, ${accountId}::uuid, email, first_name, last_name, phone, custom_fields, 'import', ${b.groupIds}::uuid[] from batch
+      insert into subscribers as s (id, account_id, email, first_name, last_name, phone, time_zone, custom_fields, source, member_of)
+      select id, ${accountId}::uuid, email, first_name, last_name, phone, time_zone, custom_fields, 'import', ${b.groupIds}::uuid[] from batch
       on conflict (account_id, lower(email)) do update set
         first_name = coalesce(excluded.first_name, s.first_name),
         last_name = coalesce(excluded.last_name, s.last_name),
         phone = coalesce(excluded.phone, s.phone),
+        time_zone = coalesce(excluded.time_zone, s.time_zone),
         custom_fields = s.custom_fields || excluded.custom_fields,
         member_of = array(select distinct unnest(s.member_of || excluded.member_of)),
         updated_at = now()
+      where ${updateExisting}::boolean
       returning s.id, s.email, s.first_name, s.last_name, s.phone, s.status, s.custom_fields, s.created_at, s.updated_at, (s.xmax = 0) as inserted
     ), grp as (
       insert into subscriber_groups (group_id, subscriber_id, account_id)
       select g.id, up.id, ${accountId}::uuid from up cross join unnest(${b.groupIds}::uuid[]) as g(id)
       on conflict do nothing
       returning group_id, subscriber_id
+    ), note as (
+      insert into subscriber_notes (account_id, subscriber_id, content)
+      select ${accountId}::uuid, up.id, ${note}::text from up where ${note}::text is not null
+      returning 1
     ), ev as (
       insert into events (id, account_id, type, subscriber_id, data)
       select coalesce((${eventIds}::uuid[])[row_number() over ()], gen_random_uuid()), ${accountId}::uuid,
@@ -125,7 +138,13 @@ export async function upsertBatch(
       update import_parts set last_row = ${b.to} where import_id = ${importId} and part = ${b.part} and exists (select 1 from claim)
     ), counts as materialized (
       -- reads ev, so the events are written before the job row is locked below
-      select (select count(*) from ev)::int as events, (select count(*) filter (where inserted) from up)::int as created, (select count(*) filter (where not inserted) from up)::int as updated,
+      select (select count(*) from ev)::int as events, (select count(*) from note)::int as notes,
+        (select count(*) filter (where inserted) from up)::int as created, (select count(*) filter (where not inserted) from up)::int as updated,
+        (select count(*) from batch)::int - (select count(*) from up)::int as skipped,
+        (select count(*) from rows where error is null and warnings is not null)::int as warned,
+        (select coalesce(jsonb_agg(jsonb_build_object('row', row_no, 'email', email, 'reason', w) order by row_no), '[]'::jsonb)
+           from (select row_no, email, (select string_agg(x, '; ') from jsonb_array_elements_text(warnings) x) as w
+                 from rows where error is null and warnings is not null order by row_no limit ${b.maxErrors}) f) as warnings,
         (select count(*) from rows where error is not null)::int + ${b.skipped.length}::int as failed,
         (select coalesce(jsonb_agg(jsonb_build_object('row', row_no, 'email', email, 'reason', error) order by row_no), '[]'::jsonb)
            from (select row_no, email, error from rows where error is not null order by row_no limit ${b.maxErrors}) f) || ${JSON.stringify(b.skipped)}::jsonb as errors
@@ -133,6 +152,10 @@ export async function upsertBatch(
       update imports set
         processed_rows = processed_rows + ${b.to - b.from}, created_count = created_count + c.created,
         updated_count = updated_count + c.updated, failed_count = failed_count + c.failed, updated_at = now(),
+        skipped_count = skipped_count + c.skipped, warning_count = warning_count + c.warned,
+        warnings = case when jsonb_array_length(c.warnings) = 0 or jsonb_array_length(imports.warnings) >= ${b.maxErrors} then imports.warnings else (
+          select coalesce(jsonb_agg(e order by (e->>'row')::int), '[]'::jsonb)
+          from (select e from jsonb_array_elements(imports.warnings || c.warnings) e order by (e->>'row')::int limit ${b.maxErrors}) x) end,
         errors = case when jsonb_array_length(c.errors) = 0 then imports.errors else (
           select coalesce(jsonb_agg(e order by (e->>'row')::int), '[]'::jsonb)
           from (select e from jsonb_array_elements(imports.errors || c.errors) e order by (e->>'row')::int limit ${b.maxErrors}) x) end

@@ -2,29 +2,43 @@
 // delimiter, maps the header, validates each row (email, names, phone, custom-field types) and writes each
 // chunk of 1000 rows as one staging row as it arrives, so memory stays flat whatever the file size. Rows that
 // cannot be imported are staged with their reason; a file the parser cannot read is a 400 naming the row.
+// The parser's work and memory are bounded whatever the file holds (csvBounds.ts).
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { CsvError, parse, type Parser } from 'csv-parse';
+import { CsvError, type Parser } from 'csv-parse';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import * as repo from './queries.ts';
 import { checkHead, NotCsv, textChecker } from './fileCheck.ts';
+import {
+  boundedParser,
+  MAX_COLUMNS,
+  MAX_FIELD,
+  oversizedField,
+  recordDelimiter,
+  slices,
+  tooLong,
+  tooManyColumns,
+} from './csvBounds.ts';
 import { Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { isStorable } from '../storable.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
+import { isTimeZone } from '../validation.ts';
+import { SKIP, SUBSCRIBER_COLUMNS, type ImportOptions } from './options.ts';
 
 export const CHUNK = 1000;
 const MAX_SHOWN = 320;
 const SHOWN_IGNORED = 10;
 const SNIFF_BYTES = 64 * 1024;
 const DELIMITERS = [',', ';', '\t'] as const;
-const COLUMNS = ['email', 'first_name', 'last_name', 'phone'] as const;
+const COLUMNS = SUBSCRIBER_COLUMNS;
 const ALIASES: Record<string, (typeof COLUMNS)[number]> = {
   email_address: 'email',
   e_mail: 'email',
   firstname: 'first_name',
   lastname: 'last_name',
+  timezone: 'time_zone',
 };
 
 /** How every CSV is read (the delimiter is sniffed per file). */
@@ -42,6 +56,7 @@ export interface InputRow {
   first_name?: unknown;
   last_name?: unknown;
   phone?: unknown;
+  time_zone?: unknown;
   custom_fields?: Record<string, unknown>;
 }
 
@@ -59,13 +74,35 @@ const EMAIL = z.regexes.email;
  * their type — is checked directly with the same tests, and anything else goes through those schemas, so
  * acceptance and every message are theirs (test/jobs/import.test.ts compares both on awkward input).
  */
-export function toStaged(rowNo: number, input: InputRow, defs: Map<string, fields.FieldType>): repo.StagedRow {
+export function toStaged(
+  rowNo: number,
+  input: InputRow,
+  defs: Map<string, fields.FieldType>,
+  onBadValue: ImportOptions['on_bad_value'] = 'refuse_row',
+): repo.StagedRow {
   const email = text(input.email);
   if (!email) return { row_no: rowNo, error: 'Email is missing' };
-  const first = text(input.first_name);
-  const last = text(input.last_name);
-  const phone = text(input.phone);
+  let first = text(input.first_name);
+  let last = text(input.last_name);
+  let phone = text(input.phone);
+  const warnings: string[] = [];
+  const zone = text(input.time_zone);
+  if (zone && !isTimeZone(zone)) warnings.push(`time_zone: "${clip(zone)}" is not an IANA time zone name; left out`);
+  if (onBadValue === 'drop_value') {
+    // a bad name or phone is dropped from the row with a warning; only the address can refuse it
+    const check = (key: 'first_name' | 'last_name' | 'phone', v: string) => {
+      if (v === '' || subscribers.NewSubscriber.shape[key].safeParse(v).success) return v;
+      const issue = subscribers.NewSubscriber.shape[key].safeParse(v).error!.issues[0]!;
+      warnings.push(`${key}: ${issue.message}; left out`);
+      return '';
+    };
+    first = check('first_name', first);
+    last = check('last_name', last);
+    phone = check('phone', phone);
+  }
   const row: repo.StagedRow = { row_no: rowNo, email };
+  if (zone && isTimeZone(zone)) row.time_zone = zone;
+  if (warnings.length > 0) row.warnings = warnings;
   if (
     email.length <= 254 &&
     EMAIL.test(email) &&
@@ -106,7 +143,13 @@ export function toStaged(rowNo: number, input: InputRow, defs: Map<string, field
       const type = defs.get(key);
       const coerced =
         type === undefined || (typeof v === 'string' && !isStorable(v)) ? undefined : fields.coerceValue(type, v);
-      if (coerced === undefined) return { ...row, error: customFieldError(custom, defs) };
+      if (coerced === undefined) {
+        if (onBadValue === 'refuse_row') return { ...row, error: customFieldError(custom, defs) };
+        (row.warnings ??= []).push(
+          `${key}: ${customFieldError({ [key]: v }, defs).replace(/^custom_fields\.[^:]*: /, '')}; left out`,
+        );
+        continue;
+      }
       if (coerced !== null) (kept ??= {})[key] = coerced;
     }
     if (kept) row.custom_fields = kept;
@@ -136,7 +179,13 @@ export interface StageResult {
 }
 
 /** Stages the rows of a CSV stream into `importId`. Throws NotCsv (400) for content that is not CSV. */
-export async function stageCsv(db: Db, accountId: string, importId: string, stream: Readable): Promise<StageResult> {
+export async function stageCsv(
+  db: Db,
+  accountId: string,
+  importId: string,
+  stream: Readable,
+  options?: Pick<ImportOptions, 'mapping' | 'on_bad_value'>,
+): Promise<StageResult> {
   const defs = await fields.definitions(db, accountId);
   const { parser, abandon } = await openParser(stream);
   let header: Header | undefined;
@@ -166,14 +215,22 @@ export async function stageCsv(db: Db, accountId: string, importId: string, stre
       parser.on('data', (record: string[]) => {
         if (failed) return;
         try {
+          // one read within a slice: the parser only checks records it is still reading (csvBounds.ts)
+          if (record.length > MAX_COLUMNS) return fail(tooManyColumns(header ? rowNo + 1 : 1));
           if (!header) {
             // lines of blanks before the header (a lone "\r", spaces) are not a header without an email column
             if (record.every((cell) => cell.trim() === '')) return;
-            header = mapHeader(record, defs);
+            header = mapHeader(record, defs, options?.mapping);
             return;
           }
           rowNo++;
-          chunk.push(toStaged(rowNo, header.read(record), defs));
+          const input = header.read(record);
+          const long = oversizedField(input.custom_fields);
+          chunk.push(
+            long === undefined
+              ? toStaged(rowNo, input, defs, options?.on_bad_value)
+              : { ...toStaged(rowNo, { email: input.email }, defs), error: tooLongValue(long) },
+          );
           if (chunk.length >= CHUNK) {
             parser.pause();
             flush().then(() => parser.resume(), fail);
@@ -213,6 +270,17 @@ export interface HeaderColumn {
   header: string;
   column?: (typeof COLUMNS)[number];
   field?: string;
+  /** the mapping said "skip": left out on purpose, not an unknown column */
+  skipped?: boolean;
+}
+
+/** The mapping's target for a header: the entry written as in the file, else one in another case. */
+function mappedTarget(mapping: Record<string, string> | undefined, header: string): string | undefined {
+  if (!mapping) return undefined;
+  if (header in mapping) return mapping[header];
+  const lower = header.toLowerCase();
+  for (const [k, v] of Object.entries(mapping)) if (k.trim().toLowerCase() === lower) return v;
+  return undefined;
 }
 
 /**
@@ -220,7 +288,11 @@ export interface HeaderColumn {
  * trimmed and case-insensitive (spaces and dashes read as "_"), a few aliases name the subscriber columns,
  * and any other name must be a custom field's key. Two columns for one value are a Validation on `file`.
  */
-export function mapColumns(record: string[], defs: Map<string, fields.FieldType>): HeaderColumn[] {
+export function mapColumns(
+  record: string[],
+  defs: Map<string, fields.FieldType>,
+  mapping?: Record<string, string>,
+): HeaderColumn[] {
   const normal = (h: string) =>
     h
       .trim()
@@ -231,8 +303,21 @@ export function mapColumns(record: string[], defs: Map<string, fields.FieldType>
   record.forEach((raw, index) => {
     const name = normal(raw);
     if (name === '') return;
-    const column = (COLUMNS as readonly string[]).includes(name) ? (name as (typeof COLUMNS)[number]) : ALIASES[name];
-    const field = column || !defs.has(name) ? undefined : name;
+    const chosen = mappedTarget(mapping, raw.trim());
+    if (chosen === SKIP) return void out.push({ index, header: raw.trim(), skipped: true });
+    if (chosen?.startsWith('custom_fields.') && !defs.has(chosen.slice(14)))
+      throw Validation.field(
+        'mapping',
+        `No custom field "${clip(chosen.slice(14))}": create it first, or map the column elsewhere`,
+      );
+    const column = chosen
+      ? (COLUMNS as readonly string[]).includes(chosen)
+        ? (chosen as (typeof COLUMNS)[number])
+        : undefined
+      : (COLUMNS as readonly string[]).includes(name)
+        ? (name as (typeof COLUMNS)[number])
+        : ALIASES[name];
+    const field = chosen ? (column ? undefined : chosen.slice(14)) : column || !defs.has(name) ? undefined : name;
     const target = column ?? (field && `custom_fields.${field}`);
     if (!target) return void out.push({ index, header: raw.trim() });
     // two columns for one value: which one the user meant cannot be guessed
@@ -250,8 +335,8 @@ export function mapColumns(record: string[], defs: Map<string, fields.FieldType>
 
 export const NO_EMAIL_COLUMN = 'No email column: the header row must have an "email" column';
 
-function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Header {
-  const all = mapColumns(record, defs);
+function mapHeader(record: string[], defs: Map<string, fields.FieldType>, mapping?: Record<string, string>): Header {
+  const all = mapColumns(record, defs, mapping);
   const columns = all.filter((c) => c.column || c.field);
   if (!columns.some((c) => c.column === 'email')) {
     if (record.some((h) => /[\u0000-\u0008\u000e-\u001f]/.test(h)))
@@ -259,7 +344,7 @@ function mapHeader(record: string[], defs: Map<string, fields.FieldType>): Heade
     throw Validation.field('file', NO_EMAIL_COLUMN);
   }
   return {
-    ignored: shownIgnored(all.filter((c) => !c.column && !c.field).map((c) => c.header)),
+    ignored: shownIgnored(all.filter((c) => !c.column && !c.field && !c.skipped).map((c) => c.header)),
     read(values) {
       const row: InputRow = {};
       const custom: Record<string, unknown> = {};
@@ -282,12 +367,17 @@ function shownIgnored(names: string[]): string[] {
   return names.length > SHOWN_IGNORED ? [...shown, `and ${names.length - SHOWN_IGNORED} more`] : shown;
 }
 
+const tooLongValue = (key: string) =>
+  `custom_fields.${key}: must be at most ${MAX_FIELD.toLocaleString('en')} characters`;
+
 /** A parser's refusal in the user's words, with the row as a spreadsheet numbers it (the header is row 1). */
 function parseProblem(err: CsvError): string {
   const row = Number(err.records ?? 0) + 1;
   switch (err.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
       return `row ${row} opens a quote that is never closed (a quote inside a value must be doubled: "")`;
+    case 'CSV_MAX_RECORD_SIZE':
+      return tooLong(row);
     case 'CSV_INVALID_CLOSING_QUOTE':
       return `row ${row} has text right after a closing quote (a quote inside a value must be doubled: "")`;
     default:
@@ -323,7 +413,11 @@ async function openParser(stream: Readable): Promise<{ parser: Parser; abandon()
     if (!done) await drain();
     throw err;
   }
-  const parser = parse({ delimiter: sniffDelimiter(head), ...PARSE_OPTIONS });
+  const parser = boundedParser({
+    delimiter: sniffDelimiter(head),
+    record_delimiter: recordDelimiter(head),
+    ...PARSE_OPTIONS,
+  });
   const stop = new AbortController();
   let stopped = false;
   const refuse = (check: () => void): boolean => {
@@ -338,7 +432,13 @@ async function openParser(stream: Readable): Promise<{ parser: Parser; abandon()
   };
   const feed = async (buf: Buffer, checked = false) => {
     if (stopped || (!checked && refuse(() => text.chunk(buf)))) return;
-    if (!parser.write(buf)) await once(parser, 'drain', { signal: stop.signal }).catch(() => {});
+    for (const slice of slices(buf)) {
+      // a turn of the event loop before each slice: the upload's chunks arrive in bursts (libuv reads a
+      // socket up to 32 times a turn), and parsing a burst in one go kept other requests waiting 200-400 ms
+      await new Promise(setImmediate);
+      if (stopped) return;
+      if (!parser.write(slice)) await once(parser, 'drain', { signal: stop.signal }).catch(() => {});
+    }
   };
   void (async () => {
     await feed(head, true);

@@ -1,5 +1,6 @@
 // What an import would do with a file's columns, before it starts: the header line read as the import
-// reads it (sniffed delimiter, the parser's options) and mapped by the import's own rule (csv.mapColumns).
+// reads it (sniffed delimiter, the parser's options) and mapped by the import's own rule (csv.mapColumns),
+// with up to SAMPLE_ROWS values of each column from the lines after it, for the mapping editor.
 import { CsvError } from 'csv-parse';
 import { parse } from 'csv-parse/sync';
 import { z } from 'zod';
@@ -11,6 +12,7 @@ import { parseInput } from '../validation.ts';
 import { mapColumns, NO_EMAIL_COLUMN, PARSE_OPTIONS, sniffDelimiter } from './csv.ts';
 
 export const MAX_HEADER = 64 * 1024;
+export const SAMPLE_ROWS = 3;
 
 export const HeaderInput = z.object({
   header: storableString({ error: 'header must be the first line of the file' }).max(
@@ -22,9 +24,11 @@ export type HeaderInput = z.input<typeof HeaderInput>;
 
 export interface ColumnMapping {
   header: string;
-  /** email, first_name, last_name, phone, or custom_fields.<key> */
+  /** email, first_name, last_name, phone, time_zone, or custom_fields.<key> */
   maps_to: string | null;
   field: { key: string; name: string; type: fields.FieldType } | null;
+  /** the column's values in the first rows after the header (shortened) */
+  samples: string[];
 }
 
 export interface HeaderPreview {
@@ -33,17 +37,19 @@ export interface HeaderPreview {
   problem: string | null;
 }
 
-export async function previewHeader(db: Db, accountId: string, input: HeaderInput): Promise<HeaderPreview> {
+export async function previewHeader(db: Db, accountId: string, input: unknown): Promise<HeaderPreview> {
   const { header } = parseInput(HeaderInput, input);
   const line = header.split(/\r?\n/, 1)[0] ?? '';
+  const delimiter = sniffDelimiter(Buffer.from(line));
   let record: string[];
   try {
-    const rows = parse(line, { delimiter: sniffDelimiter(Buffer.from(line)), ...PARSE_OPTIONS }) as string[][];
+    const rows = parse(line, { delimiter, ...PARSE_OPTIONS }) as string[][];
     record = rows[0] ?? [];
   } catch (err) {
     if (err instanceof CsvError) return { columns: [], problem: `The header row is not valid CSV: ${err.message}` };
     throw err;
   }
+  const samples = sampleRows(header, delimiter);
   const defs = await fields.list(db, accountId);
   const byKey = new Map(defs.map((f) => [f.key, f]));
   const types = new Map(defs.map((f) => [f.key, f.type]));
@@ -54,6 +60,7 @@ export async function previewHeader(db: Db, accountId: string, input: HeaderInpu
         header: c.header,
         maps_to: c.column ?? (c.field ? `custom_fields.${c.field}` : null),
         field: f ? { key: f.key, name: f.name, type: f.type } : null,
+        samples: samples.map((r) => clip(r[c.index] ?? '')).filter((v) => v !== ''),
       };
     });
     const problem = columns.some((c) => c.maps_to === 'email') ? null : NO_EMAIL_COLUMN;
@@ -63,3 +70,23 @@ export async function previewHeader(db: Db, accountId: string, input: HeaderInpu
     throw err;
   }
 }
+
+/** The rows after the header in the text given (the start of the file): as many whole ones as parse. */
+function sampleRows(text: string, delimiter: string): string[][] {
+  const lines = text.split(/\r?\n/).slice(1, 1 + SAMPLE_ROWS * 4);
+  for (let n = Math.min(lines.length, SAMPLE_ROWS); n > 0; n--) {
+    try {
+      const rows = parse(lines.slice(0, n).join('\n'), {
+        delimiter,
+        ...PARSE_OPTIONS,
+        to_line: SAMPLE_ROWS,
+      }) as string[][];
+      return rows.slice(0, SAMPLE_ROWS);
+    } catch (err) {
+      if (!(err instanceof CsvError)) throw err; // a quoted value over several lines, cut: fewer samples
+    }
+  }
+  return [];
+}
+
+const clip = (v: string) => (v.length > 60 ? `${v.slice(0, 59)}…` : v.trim());

@@ -6,11 +6,12 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import * as repo from './queries.ts';
 import * as subscriberRepo from '../subscribers/queries.ts';
-import type { ImportError, ImportRow } from '../../db/schema/imports.ts';
+import type { ImportError, ImportJobOptions, ImportRow } from '../../db/schema/imports.ts';
 import { LimitExceeded, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import { BATCH, rowCounts } from './batch.ts';
 import { CHUNK, stageCsv, toStaged, type InputRow, type StageResult } from './csv.ts';
+import { parseOptions, stored } from './options.ts';
 import * as groups from '../subscribers/groups.ts';
 import * as subscribers from '../subscribers/subscribers.ts';
 import { PageQuery, pageOf, type Page } from '../paging.ts';
@@ -38,7 +39,13 @@ export interface Job {
   created_count: number;
   updated_count: number;
   failed_count: number;
+  /** rows of subscribers who existed already, left alone (existing: skip) */
+  skipped_count: number;
   errors: ImportError[];
+  /** rows imported without a value that did not fit (on_bad_value drop_value, a bad time zone): the first 100 */
+  warnings: ImportError[];
+  warning_count: number;
+  options: ImportJobOptions;
   group_ids: string[];
   created_at: Date;
   finished_at: Date | null;
@@ -50,7 +57,11 @@ export function toJob(r: ImportRow): Job {
     status: r.status === 'staging' ? 'processing' : r.status,
     message: messageOf(r),
     ...rowCounts(r),
+    skipped_count: r.skipped_count,
     errors: r.errors,
+    warnings: r.warnings,
+    warning_count: r.warning_count,
+    options: r.options,
     group_ids: r.group_ids,
     created_at: r.created_at,
     finished_at: r.finished_at,
@@ -61,7 +72,9 @@ function messageOf(r: ImportRow): string {
   const dups = r.duplicate_count > 0 ? `, ${r.duplicate_count} duplicate rows merged (last row wins)` : '';
   const text =
     r.status === 'completed'
-      ? `Import completed: ${r.created_count} created, ${r.updated_count} updated, ${r.failed_count} failed${dups}.`
+      ? `Import completed: ${r.created_count} created, ${r.updated_count} updated, ${r.failed_count} failed${dups}` +
+        `${r.skipped_count > 0 ? `, ${r.skipped_count} existing left alone` : ''}` +
+        `${r.warning_count > 0 ? `, ${r.warning_count} rows with a value left out` : ''}.`
       : r.status === 'failed'
         ? `Import failed: ${r.failure_reason ?? 'unknown error'}`
         : r.processed_rows === 0
@@ -79,7 +92,7 @@ export async function get(db: Db, accountId: string, importId: string): Promise<
 export const ListQuery = PageQuery;
 export type ListQuery = PageQuery;
 
-export async function list(db: Db, accountId: string, query: ListQuery = {}): Promise<Page<Job>> {
+export async function list(db: Db, accountId: string, query: unknown = {}): Promise<Page<Job>> {
   const q = parseInput(ListQuery, query);
   const [rows, total] = [await repo.page(db, accountId, q), await repo.count(db, accountId)];
   return pageOf(rows.map(toJob), q, total);
@@ -106,15 +119,27 @@ export interface Upload {
   staged: StageResult;
 }
 
-/** Streams a CSV into a new staging import. Throws 400s for content that is not an importable CSV. */
-export async function stageFile(db: Db, accountId: string, file: Readable, fileName: string | null): Promise<Upload> {
+/**
+ * Streams a CSV into a new staging import, read with the person's options (ImportOptions: the mapping,
+ * existing, consent_note, on_bad_value; raw multipart text is parsed here). Throws 400s for content that
+ * is not an importable CSV and for options that do not fit.
+ */
+export async function stageFile(
+  db: Db,
+  accountId: string,
+  file: Readable,
+  fileName: string | null,
+  rawOptions: Record<string, unknown> = {},
+): Promise<Upload> {
+  const options = parseOptions(rawOptions);
   const row = await repo.insert(db, accountId, {
     source: 'api',
     file_name: fileName?.slice(0, 255) ?? null,
     first_row: 2,
+    options: stored(options),
   });
   try {
-    return { importId: row.id, accountId, staged: await stageCsv(db, accountId, row.id, file) };
+    return { importId: row.id, accountId, staged: await stageCsv(db, accountId, row.id, file, options) };
   } catch (err) {
     await repo.remove(db, row.id);
     throw err;

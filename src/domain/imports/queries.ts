@@ -3,6 +3,7 @@
 // the chunks it needs with jsonb_to_recordset. What the worker runs per batch is in batchQueries.ts.
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
+import type { ImportJobOptions } from '../../db/schema/imports.ts';
 
 /** A staged row as it is stored: a key without a value is left out (it reads back as null). */
 export interface StagedRow {
@@ -13,11 +14,18 @@ export interface StagedRow {
   phone?: string;
   /** the coerced custom fields */
   custom_fields?: Record<string, unknown>;
+  time_zone?: string;
   error?: string;
+  /** values dropped from the row (a bad value with on_bad_value drop_value, an unknown time zone) */
+  warnings?: string[];
 }
 
 /** first_row: the row_no of the first data row (2 for a CSV, whose header is row 1; 1 for inline rows) */
-export function insert(db: Db, accountId: string, v: { source: string; file_name: string | null; first_row: number }) {
+export function insert(
+  db: Db,
+  accountId: string,
+  v: { source: string; file_name: string | null; first_row: number; options?: ImportJobOptions },
+) {
   return db
     .insertInto('imports')
     .values({
@@ -26,6 +34,8 @@ export function insert(db: Db, accountId: string, v: { source: string; file_name
       file_name: v.file_name,
       last_row: v.first_row - 1,
       errors: '[]',
+      options: JSON.stringify(v.options ?? {}),
+      warnings: '[]',
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -47,7 +57,7 @@ export function dupsOf(importId: string, from: number, to: number) {
   return sql`array(select row_no from import_dups where import_id = ${importId} and row_no > ${from} and row_no <= ${to})`;
 }
 
-const FULL_ROW = sql`row_no int, email text, first_name text, last_name text, phone text, custom_fields jsonb, error text`;
+const FULL_ROW = sql`row_no int, email text, first_name text, last_name text, phone text, custom_fields jsonb, time_zone text, error text, warnings jsonb`;
 // what the start pass and the pre-batch checks read: building only these columns makes their pass cheaper
 export const ADDRESS_ONLY = sql`row_no int, email text, error text`;
 

@@ -2,17 +2,25 @@
 // judged by the database's clock, so instances on hosts whose clocks disagree still agree on who is dead.
 import { sql } from 'kysely';
 import type { Db, DbHandle } from '../../db/client.ts';
+import type { InboundSummary } from '../../db/schema/instances.ts';
 
 /**
  * Writes the heartbeat (registering the instance the first time). Through the handle's raw executeSql:
  * a heartbeat changes nothing a read cache holds, so it must not tick the change clock (which would empty
  * this process's read cache every few seconds).
  */
-export async function beat(handle: Pick<DbHandle, 'executeSql'>, id: string, host: string, pid: number): Promise<void> {
+export async function beat(
+  handle: Pick<DbHandle, 'executeSql'>,
+  id: string,
+  host: string,
+  pid: number,
+  /** what its inbound listener and bounce mailbox are doing (shown in Settings), null without them */
+  inbound: InboundSummary | null = null,
+): Promise<void> {
   await handle.executeSql(
-    `insert into worker_instances (id, host, pid) values ($1::uuid, $2, $3)
-     on conflict (id) do update set last_seen = now()`,
-    [id, host, pid],
+    `insert into worker_instances (id, host, pid, inbound) values ($1::uuid, $2, $3, $4::jsonb)
+     on conflict (id) do update set last_seen = now(), inbound = excluded.inbound`,
+    [id, host, pid, inbound && JSON.stringify(inbound)],
   );
 }
 
@@ -26,9 +34,11 @@ export async function forgetOthers(db: Db, id: string): Promise<void> {
   await sql`delete from worker_instances where id <> ${id}::uuid`.execute(db);
 }
 
-export async function live(db: Db, timeoutMs: number): Promise<{ id: string; host: string; pid: number }[]> {
-  const { rows } = await sql<{ id: string; host: string; pid: number }>`
-    select id, host, pid from worker_instances
+export type LiveInstance = { id: string; host: string; pid: number; inbound: InboundSummary | null };
+
+export async function live(db: Db, timeoutMs: number): Promise<LiveInstance[]> {
+  const { rows } = await sql<LiveInstance>`
+    select id, host, pid, inbound from worker_instances
      where last_seen > now() - ${timeoutMs} * interval '1 millisecond' order by started_at`.execute(db);
   return rows;
 }

@@ -4,7 +4,7 @@
 // scan of a whole ledger. The ledger is read only for campaigns sending now or just finished.
 import { sql } from 'kysely';
 import type { Db } from '../../db/client.ts';
-import { classify, type ReplyClass } from '../feedback/smtpReply.ts';
+import { classify, type ReplyClass } from '../../mail/smtpReply.ts';
 
 export interface LedgerCount {
   campaignId: string;

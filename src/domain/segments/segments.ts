@@ -8,15 +8,7 @@ import { Conflict, NotFound, Validation } from '../errors.ts';
 import * as fields from '../subscribers/fields.ts';
 import type { ListItem } from '../subscribers/subscribers.ts';
 import { cachedRead } from '../../db/readCache.ts';
-import {
-  compileFor,
-  readsActivity,
-  SegmentFilter,
-  validateFor,
-  whereMatches,
-  type FieldTypes,
-  type Filter,
-} from './filter.ts';
+import { readsActivity, SegmentFilter, validateFor, whereMatches, type FieldTypes, type Filter } from './filter.ts';
 import { offsetOf, pageOf, PageQuery, type Page } from '../paging.ts';
 export type { PageQuery };
 import { parseInput } from '../validation.ts';
@@ -49,7 +41,7 @@ export interface Segment {
 
 type Row = NonNullable<Awaited<ReturnType<typeof repo.findById>>>;
 
-export async function create(db: Db, accountId: string, input: NewSegment): Promise<Segment> {
+export async function create(db: Db, accountId: string, input: unknown): Promise<Segment> {
   const a = parseInput(NewSegment, input);
   const filter = await validateFor(db, accountId, a.filter);
   const row = await repo.insert(db, accountId, a.name, filter);
@@ -63,13 +55,13 @@ export async function get(db: Db, accountId: string, id: string): Promise<Segmen
   return (await withCounts(db, accountId, [row]))[0]!;
 }
 
-export async function list(db: Db, accountId: string, query: PageQuery = {}): Promise<Page<Segment>> {
+export async function list(db: Db, accountId: string, query: unknown = {}): Promise<Page<Segment>> {
   const p = parseInput(PageQuery, query);
   const rows = await repo.page(db, accountId, p.per_page, offsetOf(p));
   return pageOf(await withCounts(db, accountId, rows), p, await repo.count(db, accountId));
 }
 
-export async function update(db: Db, accountId: string, id: string, input: SegmentUpdate): Promise<Segment> {
+export async function update(db: Db, accountId: string, id: string, input: unknown): Promise<Segment> {
   const u = parseInput(SegmentUpdate, input);
   const filter = u.filter === undefined ? undefined : await validateFor(db, accountId, u.filter);
   const row = await repo.update(db, accountId, id, { name: u.name, filter });
@@ -100,7 +92,7 @@ export async function members(
   db: Db,
   accountId: string,
   id: string,
-  query: PageQuery = {},
+  query: unknown = {},
 ): Promise<Page<ListItem> & { segment: { id: string; name: string } }> {
   const p = parseInput(PageQuery, query);
   const row = await repo.findById(db, accountId, id);

@@ -18,7 +18,7 @@ export const SegmentListQuery = subscribers.ListQuery.extend({ segment_id: Segme
 export type SegmentListQuery = z.input<typeof SegmentListQuery>;
 
 /** subscribers.list with `source` on each row and, given a segment of this account, only its members. */
-export async function list(db: Db, accountId: string, query: SegmentListQuery) {
+export async function list(db: Db, accountId: string, query: unknown) {
   const { segment_id, ...rest } = parseInput(SegmentListQuery, query);
   return subscribers.list(db, accountId, rest, {
     withSource: true,
@@ -31,7 +31,7 @@ export const SegmentBulkAction = z.object({ filter: z.object({ segment_id: Segme
 export type SegmentBulkAction = z.input<typeof SegmentBulkAction>;
 
 /** bulk.apply, where `filter.segment_id` also limits a filter selection to the segment's members. */
-export async function bulkApply(db: Db, accountId: string, input: SegmentBulkAction) {
+export async function bulkApply(db: Db, accountId: string, input: unknown) {
   const { filter } = parseInput(SegmentBulkAction, input);
   const where = await conditionOf(db, accountId, filter?.segment_id);
   return bulk.apply(db, accountId, input as bulk.BulkAction, { where });
@@ -41,7 +41,7 @@ export const SegmentExportQuery = z.object({ segment_id: SegmentId }).loose();
 export type SegmentExportQuery = z.input<typeof SegmentExportQuery>;
 
 /** The CSV export of the list's filter, `segment_id` included. */
-export async function exportCsv(db: Db, accountId: string, query: SegmentExportQuery) {
+export async function exportCsv(db: Db, accountId: string, query: unknown) {
   const { segment_id } = parseInput(SegmentExportQuery, query);
   const where = await conditionOf(db, accountId, segment_id);
   return subscribersCsv(db, accountId, query as bulk.Filter, { where });

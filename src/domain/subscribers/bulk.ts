@@ -47,7 +47,7 @@ export type BulkAction = z.input<typeof BulkAction>;
 export async function apply(
   db: Db,
   accountId: string,
-  input: BulkAction,
+  input: unknown,
   options: { where?: repo.Condition } = {},
 ): Promise<{ affected: number }> {
   const b = parseInput(BulkAction, input);

@@ -18,7 +18,7 @@ const BUILT_IN = ['email', 'first_name', 'last_name', 'phone', 'status', 'create
 export async function exportCsv(
   db: Db,
   accountId: string,
-  query: Filter,
+  query: unknown,
   options: { where?: repo.Condition } = {},
 ): Promise<AsyncIterable<string>> {
   const filter = { ...filterOf(parseInput(Filter, query)), where: options.where };

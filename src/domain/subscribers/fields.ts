@@ -61,7 +61,7 @@ export function list(db: Db, accountId: string): Promise<Field[]> {
   return repo.list(db, accountId);
 }
 
-export async function create(db: Db, accountId: string, input: NewField): Promise<Field> {
+export async function create(db: Db, accountId: string, input: unknown): Promise<Field> {
   const f = parseInput(NewField, input);
   const row = await repo.insert(db, accountId, { key: f.key, name: f.name ?? f.key, type: f.type });
   if (!row) throw new Conflict('Field already exists');
@@ -69,7 +69,7 @@ export async function create(db: Db, accountId: string, input: NewField): Promis
 }
 
 /** A new display name; the key (what values, CSV headers and segment rules use) stays. */
-export async function rename(db: Db, accountId: string, fieldId: string, input: FieldRename): Promise<Field> {
+export async function rename(db: Db, accountId: string, fieldId: string, input: unknown): Promise<Field> {
   const { name } = parseInput(FieldRename, input);
   const row = await repo.rename(db, accountId, fieldId, name);
   if (!row) throw new NotFound('Field not found');

@@ -46,7 +46,7 @@ export interface Group {
 export const NOT_FOUND = 'Group not found';
 const NAME_TAKEN = 'A group with this name already exists';
 
-export async function create(db: Db, accountId: string, input: NewGroup): Promise<Group> {
+export async function create(db: Db, accountId: string, input: unknown): Promise<Group> {
   const { name } = parseInput(NewGroup, input);
   const row = await repo.insert(db, accountId, name);
   if (!row) throw new Conflict(NAME_TAKEN);
@@ -66,7 +66,7 @@ export async function get(db: Db, accountId: string, id: string): Promise<Group>
   return view(row);
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Group>> {
+export async function list(db: Db, accountId: string, query: unknown): Promise<Page<Group>> {
   const q = parseInput(ListQuery, query);
   const search = q.search || undefined;
   const [rows, total] = [
@@ -76,7 +76,7 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
   return pageOf(rows.map(view), q, total);
 }
 
-export async function update(db: Db, accountId: string, id: string, input: GroupUpdate): Promise<Group> {
+export async function update(db: Db, accountId: string, id: string, input: unknown): Promise<Group> {
   const { name } = parseInput(GroupUpdate, input);
   await inTransaction(db, async (trx) => {
     if (!(await repo.lock(trx, accountId, id))) throw new NotFound(NOT_FOUND);
@@ -97,7 +97,7 @@ export async function members(
   db: Db,
   accountId: string,
   groupId: string,
-  query: MembersQuery,
+  query: unknown,
 ): Promise<Page<subscribers.ListItem>> {
   const q = parseInput(MembersQuery, query);
   if (!(await repo.findById(db, accountId, groupId))) throw new NotFound(NOT_FOUND);

@@ -21,7 +21,7 @@ export interface Note {
   created_at: Date;
 }
 
-export async function addNote(db: Db, accountId: string, subscriberId: string, input: NewNote): Promise<Note> {
+export async function addNote(db: Db, accountId: string, subscriberId: string, input: unknown): Promise<Note> {
   const { content } = parseInput(NewNote, input);
   const row = await repo.insertNote(db, accountId, subscriberId, content);
   if (!row) throw new NotFound('Subscriber not found');

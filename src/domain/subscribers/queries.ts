@@ -517,3 +517,20 @@ export async function countActivity(
     .executeTakeFirst();
   return row && Number(row.n);
 }
+
+/** id → name of the account's campaigns or automations among `ids` (the activity's names). */
+export async function namesOf(
+  db: Db,
+  accountId: string,
+  table: 'campaigns' | 'automations',
+  ids: string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom(table)
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -13,7 +13,7 @@ import { recordEvent, recordEvents, type EventInput } from '../events/log.ts';
 import * as fields from './fields.ts';
 import { pageFields, pageOf, type Page } from '../paging.ts';
 import { storableString } from '../storable.ts';
-import { parseInput } from '../validation.ts';
+import { isTimeZone, parseInput } from '../validation.ts';
 import { inTransaction } from '../transaction.ts';
 
 export const STATUSES = [
@@ -42,6 +42,13 @@ const GroupIds = z.array(z.guid('Each group id must be a UUID')).max(1000);
 // bounced and complained are set by bounce processing, never by a caller
 const SettableStatus = z.enum(['active', 'unsubscribed'], { error: 'Status must be one of: active, unsubscribed' });
 const CustomFields = z.record(z.string(), z.unknown(), { error: 'custom_fields must be an object' });
+/** for local-time delivery: an IANA zone name this runtime knows (the database knows the same names) */
+export const TimeZone = z
+  .string()
+  .trim()
+  .max(64, 'time_zone must be an IANA time zone name, e.g. Europe/Berlin')
+  .refine(isTimeZone, 'time_zone must be an IANA time zone name, e.g. Europe/Berlin')
+  .nullable();
 
 export const NewSubscriber = z.object({
   email: Email,
@@ -50,6 +57,7 @@ export const NewSubscriber = z.object({
   phone: Phone.optional(),
   group_ids: GroupIds.optional(),
   custom_fields: CustomFields.optional(),
+  time_zone: TimeZone.optional(),
 });
 export type NewSubscriber = z.input<typeof NewSubscriber>;
 
@@ -60,6 +68,7 @@ export const SubscriberUpdate = z.object({
   status: SettableStatus.optional(),
   group_ids: GroupIds.optional(),
   custom_fields: CustomFields.optional(),
+  time_zone: TimeZone.optional(),
 });
 export type SubscriberUpdate = z.input<typeof SubscriberUpdate>;
 
@@ -98,16 +107,12 @@ export type Source = 'api' | 'import' | 'form' | 'dashboard' | 'mcp';
 
 /** The subscriber as webhook payloads and activity show it. */
 export function publicView(s: SubscriberRow) {
-  const { account_id: _a, source: _s, unsubscribed_at: _u, member_of: _m, ...rest } = s;
+  // time_zone is ours (local-time delivery), not part of the spec's subscriber
+  const { account_id: _a, source: _s, unsubscribed_at: _u, member_of: _m, time_zone: _z, ...rest } = s;
   return rest;
 }
 
-export async function create(
-  db: Db,
-  accountId: string,
-  input: NewSubscriber,
-  source: Source = 'api',
-): Promise<Subscriber> {
+export async function create(db: Db, accountId: string, input: unknown, source: Source = 'api'): Promise<Subscriber> {
   const a = parseInput(NewSubscriber, input);
   const groupIds = uniqueIds(a.group_ids ?? []);
   return withRoomForOne(db, accountId, groupIds, async (trx, room) => {
@@ -127,7 +132,7 @@ export async function create(
 async function insertNew(
   trx: Db,
   accountId: string,
-  a: Pick<NewSubscriber, 'email' | 'first_name' | 'last_name' | 'phone'> & {
+  a: Pick<NewSubscriber, 'email' | 'first_name' | 'last_name' | 'phone' | 'time_zone'> & {
     status?: SubscriberStatus;
     custom_fields: Record<string, unknown>;
   },
@@ -140,6 +145,7 @@ async function insertNew(
     first_name: a.first_name ?? null,
     last_name: a.last_name ?? null,
     phone: a.phone ?? null,
+    ...(a.time_zone && { time_zone: a.time_zone }),
     ...(a.status !== undefined && {
       status: a.status,
       unsubscribed_at: a.status === 'unsubscribed' ? new Date() : null,
@@ -221,7 +227,7 @@ export async function get(db: Db, accountId: string, id: string): Promise<Subscr
 export async function list(
   db: Db,
   accountId: string,
-  query: ListQuery,
+  query: unknown,
   options: ListOptions = {},
 ): Promise<Page<ListItem & { source?: string }>> {
   const q = parseInput(ListQuery, query);
@@ -335,7 +341,7 @@ export async function update(
   db: Db,
   accountId: string,
   id: string,
-  input: SubscriberEdit,
+  input: unknown,
   options: { allowEmail?: boolean } = {},
 ): Promise<Subscriber> {
   const u: z.output<typeof SubscriberEdit> = options.allowEmail
@@ -379,6 +385,7 @@ async function applyChanges(
     ...(u.first_name !== undefined && { first_name: u.first_name }),
     ...(u.last_name !== undefined && { last_name: u.last_name }),
     ...(u.phone !== undefined && { phone: u.phone }),
+    ...(u.time_zone !== undefined && { time_zone: u.time_zone }),
     ...(merged && { custom_fields: JSON.stringify(merged) }),
     ...(statusChanges && { status: u.status, unsubscribed_at: u.status === 'unsubscribed' ? new Date() : null }),
     updated_at: new Date(),
@@ -425,6 +432,7 @@ export const UpsertSubscriber = z.object({
   status: SettableStatus.optional(),
   groups: GroupIds.optional(),
   custom_fields: CustomFields.optional(),
+  time_zone: TimeZone.optional(),
 });
 export type UpsertSubscriber = z.input<typeof UpsertSubscriber>;
 
@@ -435,7 +443,7 @@ export type UpsertSubscriber = z.input<typeof UpsertSubscriber>;
 export async function upsertByEmail(
   db: Db,
   accountId: string,
-  input: UpsertSubscriber,
+  input: unknown,
   source: Source = 'mcp',
 ): Promise<{ subscriber: Subscriber; created: boolean }> {
   const a = parseInput(UpsertSubscriber, input);
@@ -452,6 +460,7 @@ export async function upsertByEmail(
           first_name: a.first_name,
           last_name: a.last_name,
           phone: a.phone,
+          time_zone: a.time_zone,
           status: a.status,
           custom_fields: a.custom_fields,
         },

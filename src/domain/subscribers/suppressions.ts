@@ -68,7 +68,7 @@ export type ListQuery = z.input<typeof ListQuery>;
 export const NewSuppression = z.object({ email: Email });
 export type NewSuppression = z.input<typeof NewSuppression>;
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Entry>> {
+export async function list(db: Db, accountId: string, query: unknown): Promise<Page<Entry>> {
   const p = parseInput(ListQuery, query);
   const [rows, total] = await Promise.all([
     listRepo.page(db, accountId, p.per_page, offsetOf(p)),
@@ -78,7 +78,7 @@ export async function list(db: Db, accountId: string, query: ListQuery): Promise
 }
 
 /** Adds one address (reason manual); 409 when it is on the list already. */
-export async function add(db: Db, secret: string, accountId: string, input: NewSuppression): Promise<Entry> {
+export async function add(db: Db, secret: string, accountId: string, input: unknown): Promise<Entry> {
   const { email } = parseInput(NewSuppression, input);
   const [entry] = await addMany(db, secret, accountId, [email]);
   if (!entry) throw new Conflict('Address is already on the suppression list');

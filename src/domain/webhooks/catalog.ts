@@ -14,6 +14,8 @@ const MEANING: Record<WebhookEvent, string> = {
   'subscriber.bounced': 'A hard bounce marked a subscriber as bounced.',
   'subscriber.complained': 'A spam complaint marked a subscriber as complained.',
   'campaign.sent': 'A campaign finished sending.',
+  'campaign.refused':
+    'A scheduled campaign failed the checks before sending when its time came and went back to draft.',
   'email.sent': 'One campaign or automation email was accepted by the mail server.',
   'email.opened': 'An open of a campaign or automation email was tracked.',
   'email.clicked': 'A tracked link in a campaign or automation email was clicked.',

@@ -112,6 +112,7 @@ export function attempt(
   return post(d.url, body, headers, {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivate: config.ALLOW_PRIVATE_WEBHOOK_URLS,
+    dns: config,
     signal,
   });
 }

@@ -156,12 +156,23 @@ export async function insertAttempt(trx: Db, row: Insertable<WebhookDeliveryAtte
   await trx.insertInto('webhook_delivery_attempts').values(row).execute();
 }
 
-function deliveriesOf(db: Db, accountId: string, webhookId: string, status: DeliveryStatus | undefined) {
+/** What the delivery log may be narrowed to; each absent part matches everything. */
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  event?: string;
+  since?: Date;
+  until?: Date;
+}
+
+function deliveriesOf(db: Db, accountId: string, webhookId: string, f: DeliveryFilter) {
   return db
     .selectFrom('webhook_deliveries')
     .where('account_id', '=', accountId)
     .where('webhook_id', '=', webhookId)
-    .$if(status !== undefined, (qb) => qb.where('status', '=', status!));
+    .$if(f.status !== undefined, (qb) => qb.where('status', '=', f.status!))
+    .$if(f.event !== undefined, (qb) => qb.where('event_type', '=', f.event!))
+    .$if(f.since !== undefined, (qb) => qb.where('created_at', '>=', f.since!))
+    .$if(f.until !== undefined, (qb) => qb.where('created_at', '<=', f.until!));
 }
 
 /** Deliveries newest first. */
@@ -169,11 +180,11 @@ export function deliveryPage(
   db: Db,
   accountId: string,
   webhookId: string,
-  status: DeliveryStatus | undefined,
+  filter: DeliveryFilter,
   limit: number,
   offset: number,
 ) {
-  return deliveriesOf(db, accountId, webhookId, status)
+  return deliveriesOf(db, accountId, webhookId, filter)
     .selectAll()
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
@@ -186,9 +197,9 @@ export async function countDeliveries(
   db: Db,
   accountId: string,
   webhookId: string,
-  status: DeliveryStatus | undefined,
+  filter: DeliveryFilter,
 ): Promise<number> {
-  const { total } = await deliveriesOf(db, accountId, webhookId, status)
+  const { total } = await deliveriesOf(db, accountId, webhookId, filter)
     .select((eb) => eb.fn.countAll<number>().as('total'))
     .executeTakeFirstOrThrow();
   return Number(total);

@@ -1,37 +1,21 @@
 // Where a webhook may point and how one POST to it is made.
 // http(s) only, no credentials (not even empty ones), no port 0; every address the host resolves to must
-// be public unless ALLOW_PRIVATE_WEBHOOK_URLS.
+// be public unless ALLOW_PRIVATE_WEBHOOK_URLS (the rule of mail/publicHost.ts, which SMTP relays follow too;
+// names resolved through the product's resolver, DNS_SERVERS).
 // The check runs when a URL is saved and again inside the connection's own DNS lookup at delivery time,
 // so a name that is re-pointed at 127.0.0.1 after it was saved (DNS rebinding) is still refused.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type { Config } from '../../config.ts';
+import { isPrivateAddress, PrivateHost, publicAddresses } from '../../mail/publicHost.ts';
 import { hasCredentials } from '../urlCredentials.ts';
 
 const PRIVATE_URL = 'URL must not point to a private, loopback or link-local address';
 
-/**
- * Special-purpose ranges ipaddr.js files under 'unicast'. IPv4-compatible addresses (::a.b.c.d, deprecated
- * by RFC 4291) embed an IPv4 address we cannot vouch for, and the URL parser writes [::127.0.0.1] as
- * [::7f00:1]; :: and ::1 inside it have names of their own. Every other range (NAT64, 6to4, Teredo,
- * discard, documentation, benchmarking, CGNAT, 0/8, 240/4, multicast) ipaddr.js names already.
- */
-const UNNAMED_SPECIAL: [ipaddr.IPv6, number][] = [ipaddr.IPv6.parseCIDR('::/96')];
-
-/** Anything but a plain public unicast address: loopback, private, link-local, reserved, translated, multicast. */
-export function isPrivateAddress(address: string): boolean {
-  if (!isIP(address)) return true; // not an address at all: refuse rather than guess
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.process(address); // ::ffff:a.b.c.d is judged as the IPv4 address it stands for
-  } catch {
-    return true;
-  }
-  if (parsed.range() !== 'unicast') return true;
-  return parsed.kind() === 'ipv6' && UNNAMED_SPECIAL.some((range) => (parsed as ipaddr.IPv6).match(range));
-}
+/** The DNS servers names are resolved through (DNS_SERVERS); the system's when not given. */
+type Dns = Pick<Config, 'DNS_SERVERS'>;
+const SYSTEM_DNS: Dns = { DNS_SERVERS: '' };
 
 /** The parsed URL, or what is wrong with it as written, before any address is looked at. */
 function formRefusal(raw: string): { refusal: string } | { url: URL } {
@@ -48,15 +32,14 @@ function formRefusal(raw: string): { refusal: string } | { url: URL } {
 }
 
 /** Why a URL may not be used, or null when it may. Resolves the host (DNS) unless private targets are allowed. */
-export async function refusalOf(raw: string, allowPrivate: boolean): Promise<string | null> {
+export async function refusalOf(raw: string, allowPrivate: boolean, dns: Dns = SYSTEM_DNS): Promise<string | null> {
   const form = formRefusal(raw);
   if ('refusal' in form) return form.refusal;
   if (allowPrivate) return null;
   try {
-    const addresses = await resolveAll(hostOf(form.url));
-    if (addresses.length === 0 || addresses.some((a) => isPrivateAddress(a.address))) return PRIVATE_URL;
-  } catch {
-    return 'URL host could not be resolved';
+    await publicAddresses(dns, hostOf(form.url), PRIVATE_URL);
+  } catch (err) {
+    return err instanceof PrivateHost ? PRIVATE_URL : 'URL host could not be resolved';
   }
   return null;
 }
@@ -65,20 +48,14 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1'); // [::1] → ::1
 }
 
-function resolveAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
-}
-
-/** A dns.lookup for http.request that refuses private addresses (the delivery-time check). */
-function guardedLookup(allowPrivate: boolean) {
+/**
+ * A dns.lookup for http.request that resolves through the product's resolver and refuses private
+ * addresses (the delivery-time check). With private targets allowed, the request's own lookup is used.
+ */
+function guardedLookup(dns: Dns) {
   return (hostname: string, options: { all?: boolean }, callback: (...args: any[]) => void) => {
-    resolveAll(hostname).then(
+    publicAddresses(dns, hostname, PRIVATE_URL).then(
       (addresses) => {
-        const refused = !allowPrivate && addresses.some((a) => isPrivateAddress(a.address));
-        if (refused || addresses.length === 0)
-          return callback(Object.assign(new Error(PRIVATE_URL), { code: 'EPRIVATE' }));
         if (options.all) return callback(null, addresses);
         callback(null, addresses[0]!.address, addresses[0]!.family);
       },
@@ -103,7 +80,7 @@ export async function post(
   url: string,
   body: string,
   headers: Record<string, string>,
-  opts: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal },
+  opts: PostOptions,
 ): Promise<PostResult> {
   const started = performance.now();
   const done = (r: Omit<PostResult, 'duration_ms' | 'ok'>): PostResult => ({
@@ -117,13 +94,14 @@ export async function post(
 }
 
 type Attempted = Omit<PostResult, 'duration_ms' | 'ok'>;
+type PostOptions = { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal; dns?: Dns };
 
 /** One try before the deadline: through the keep-alive agent when `pooled`, else on a connection of its own. */
 function attempt(
   url: string,
   body: string,
   headers: Record<string, string>,
-  opts: { timeoutMs: number; allowPrivate: boolean; signal?: AbortSignal },
+  opts: PostOptions,
   deadline: number,
   pooled: boolean,
 ): Promise<Attempted> {
@@ -135,7 +113,7 @@ function attempt(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: guardedLookup(opts.allowPrivate) as any,
+        ...(!opts.allowPrivate && { lookup: guardedLookup(opts.dns ?? SYSTEM_DNS) as any }),
         signal: opts.signal,
         ...(!pooled && { agent: false }),
       },

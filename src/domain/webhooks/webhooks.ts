@@ -10,7 +10,7 @@ import type { DeliveryRow, WebhookRow } from '../../db/schema/webhooks.ts';
 import { NotFound, StateConflict, Validation } from '../errors.ts';
 import { EVENT_TYPES } from '../events/log.ts';
 import { inTransaction } from '../transaction.ts';
-import { parseInput } from '../validation.ts';
+import { isCalendarDate, isInstant, parseInput } from '../validation.ts';
 import { sendTest } from './delivery.ts';
 import * as queries from './queries.ts';
 import { refusalOf } from './target.ts';
@@ -63,12 +63,34 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export const ListQuery = PageQuery;
 export type ListQuery = z.input<typeof ListQuery>;
 
+// a day (its first moment in UTC) or a date-time with its offset
+const Instant = (name: string) =>
+  z
+    .string()
+    .refine((v) => isCalendarDate(v) || isInstant(v), {
+      error: `${name} must be an ISO 8601 date (2026-03-01) or date-time with an offset`,
+    })
+    .transform((v) => new Date(v));
+
+/** The delivery log's filters: status, event type, and a time window on when the delivery was made. */
 export const DeliveriesQuery = ListQuery.extend({
   status: z.enum(DELIVERY_STATUSES, { error: 'status must be one of: pending, delivered, failed' }).optional(),
+  event: z
+    .enum(
+      WEBHOOK_EVENTS.filter((e) => e !== '*'),
+      { error: 'event must be a webhook event type' },
+    )
+    .optional(),
+  since: Instant('since').optional(),
+  until: Instant('until').optional(),
+}).refine((q) => !q.since || !q.until || q.since <= q.until, {
+  error: 'since must not be after until',
+  path: ['until'],
 });
 export type DeliveriesQuery = z.input<typeof DeliveriesQuery>;
 
-type UrlPolicy = Pick<Config, 'ALLOW_PRIVATE_WEBHOOK_URLS'>;
+/** DNS_SERVERS: the resolver the host is looked up through (the system's servers when absent) */
+type UrlPolicy = Pick<Config, 'ALLOW_PRIVATE_WEBHOOK_URLS'> & Partial<Pick<Config, 'DNS_SERVERS'>>;
 
 /** Standard Webhooks secret format: whsec_ + base64 of 24 random bytes. */
 export function newSecret(): string {
@@ -91,14 +113,16 @@ export function view(row: WebhookRow) {
 export type Webhook = ReturnType<typeof view>;
 
 async function checkUrl(url: string, policy: UrlPolicy): Promise<void> {
-  const refusal = await refusalOf(url, policy.ALLOW_PRIVATE_WEBHOOK_URLS);
+  const refusal = await refusalOf(url, policy.ALLOW_PRIVATE_WEBHOOK_URLS, {
+    DNS_SERVERS: policy.DNS_SERVERS ?? '',
+  });
   if (refusal) throw Validation.field('url', refusal);
 }
 
 export async function create(
   db: Db,
   accountId: string,
-  input: NewWebhook,
+  input: unknown,
   policy: UrlPolicy,
 ): Promise<Webhook & { secret: string }> {
   const a = parseInput(NewWebhook, input);
@@ -127,7 +151,7 @@ export async function get(db: Db, accountId: string, id: string) {
   return { ...view(row), secret: row.secret, recent_deliveries: recent.items };
 }
 
-export async function list(db: Db, accountId: string, query: ListQuery): Promise<Page<Webhook>> {
+export async function list(db: Db, accountId: string, query: unknown): Promise<Page<Webhook>> {
   const paging = parseInput(ListQuery, query);
   const rows = await queries.webhookPage(db, accountId, paging.per_page, offsetOf(paging));
   const total = await queries.countWebhooks(db, accountId);
@@ -138,7 +162,7 @@ export async function update(
   db: Db,
   accountId: string,
   id: string,
-  input: WebhookUpdate,
+  input: unknown,
   policy: UrlPolicy,
 ): Promise<Webhook> {
   const u = parseInput(WebhookUpdate, input);
@@ -171,7 +195,7 @@ export async function deliveries(
   db: Db,
   accountId: string,
   webhookId: string,
-  query: DeliveriesQuery,
+  query: unknown,
 ): Promise<Page<Delivery>> {
   const q = parseInput(DeliveriesQuery, query);
   await find(db, accountId, webhookId);
@@ -182,10 +206,10 @@ async function deliveryPage(
   db: Db,
   accountId: string,
   webhookId: string,
-  q: Paging & { status?: DeliveryRow['status'] },
+  q: Paging & queries.DeliveryFilter,
 ): Promise<Page<Delivery>> {
-  const rows = await queries.deliveryPage(db, accountId, webhookId, q.status, q.per_page, offsetOf(q));
-  const total = await queries.countDeliveries(db, accountId, webhookId, q.status);
+  const rows = await queries.deliveryPage(db, accountId, webhookId, q, q.per_page, offsetOf(q));
+  const total = await queries.countDeliveries(db, accountId, webhookId, q);
   const attempts =
     rows.length === 0
       ? []

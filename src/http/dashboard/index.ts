@@ -8,14 +8,20 @@ import { restError } from '../rest/errors.ts';
 import { installGuard } from './guard.ts';
 import { audienceRoutes } from './api/audience.ts';
 import { automationRoutes } from './api/automations.ts';
+import { bounceRoutes } from './api/bounces.ts';
 import { campaignRoutes } from './api/campaigns.ts';
+import { contentRoutes } from './api/content.ts';
 import { fieldRoutes } from './api/fields.ts';
 import { groupRoutes } from './api/groups.ts';
 import { suppressionRoutes } from './api/suppressions.ts';
 import { importRoutes } from './api/imports.ts';
 import { keyRoutes } from './api/keys.ts';
 import { outboxRoutes } from './api/outbox.ts';
+import { relayRoutes } from './api/relays.ts';
+import { sendingDomainRoutes } from './api/sendingDomains.ts';
 import { sessionRoutes } from './api/session.ts';
+import { securityRoutes } from './api/security.ts';
+import { invitationRoutes } from './api/invitations.ts';
 import { settingsRoutes } from './api/settings.ts';
 import { subscriberRoutes } from './api/subscribers.ts';
 import { webhookRoutes } from './api/webhooks.ts';
@@ -25,6 +31,8 @@ import { spa } from './spa.ts';
 
 const API_ROUTES = [
   sessionRoutes,
+  securityRoutes,
+  invitationRoutes,
   keyRoutes,
   subscriberRoutes,
   importRoutes,
@@ -32,12 +40,16 @@ const API_ROUTES = [
   outboxRoutes,
   settingsRoutes,
   campaignRoutes,
+  contentRoutes,
   groupRoutes,
   suppressionRoutes,
   webhookRoutes,
   fieldRoutes,
   automationRoutes,
   warmupRoutes,
+  bounceRoutes,
+  sendingDomainRoutes,
+  relayRoutes,
 ];
 
 export async function dashboard(app: FastifyInstance) {

@@ -3,9 +3,9 @@
 // another one began. Failures land back on the dashboard with ?signin_error=… (no details leak).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { CALLBACK_PATH, type Oidc, type PendingLogin } from '../../auth/oidc.ts';
-import * as sessions from '../../domain/accounts/sessions.ts';
 import * as users from '../../domain/accounts/users.ts';
-import { isHttps, sessionTtlMs, setSessionCookie } from './guard.ts';
+import { isHttps } from './guard.ts';
+import { startSession } from './signIn.ts';
 
 const PENDING_COOKIE = 'mailgrove_oidc';
 
@@ -49,8 +49,7 @@ export async function oidcRoutes(app: FastifyInstance, opts: { oidc: Oidc }) {
     const user = await users.signInOidc(app.db, claims, app.config.DEFAULT_SUBSCRIBER_LIMIT);
     const account = user && (await users.membershipsOf(app.db, user.id))[0];
     if (!user || !account) return back(reply, 'not_a_member');
-    const { token, expires_at } = await sessions.start(app.db, user.id, account.account_id, sessionTtlMs(app));
-    setSessionCookie(app, reply, token, expires_at);
+    await startSession(app, req, reply, user.id, account.account_id);
     return back(reply);
   });
 }

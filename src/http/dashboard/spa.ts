@@ -7,6 +7,8 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 export const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
+// browsers, feed readers and mail clients ask for /favicon.ico on every host they visit, pages or not
+const FAVICON = readFileSync(new URL('../../../web/favicon.ico', import.meta.url));
 
 // no inline script, nothing from elsewhere; frames only from us (the outbox message view)
 const CSP =
@@ -34,6 +36,9 @@ export async function spa(app: FastifyInstance) {
   app.get('/', async (_req, reply) => page(reply));
   app.get('/app', async (_req, reply) => page(reply));
   app.get('/app/*', async (_req, reply) => page(reply));
+  app.get('/favicon.ico', async (_req, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON),
+  );
 
   await app.register(fastifyStatic, {
     root: WEB_DIST + 'assets',

@@ -15,7 +15,7 @@ import * as rpc from './errors.ts';
 import { catalogue, findTool, listFor } from './schemas.ts';
 import type { ToolContext } from './tool.ts';
 
-// newest first; the newest is the SDK's LATEST_PROTOCOL_VERSION (test/http/mcp/sdkClient.test.ts keeps them equal)
+// newest first; the newest is the SDK's LATEST_PROTOCOL_VERSION (test/http/mcp/endpoint.sdkClient.test.ts keeps them equal)
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 const LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[0];
 

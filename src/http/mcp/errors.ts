@@ -47,6 +47,7 @@ const TOOL_ERROR_KINDS = {
   limit_exceeded: true,
   state_conflict: true,
   forbidden: true,
+  unprocessable: true,
 } as const satisfies Record<ErrorKind, true>;
 
 /** spec "Tool errors": the text holds {error, message?, data?}. */

@@ -4,9 +4,11 @@
 // that may be empty is nullable. Objects stay open (no additionalProperties: false): views gain fields over time, and a
 // client validating an older schema must not reject an answer for a field it does not know.
 import { z } from 'zod';
+import { SEND_CHECK_IDS } from '../../domain/accounts/profile.ts';
 import { STATUSES as CAMPAIGN_STATUSES } from '../../domain/campaigns/campaigns.ts';
 import { STATUSES as SUBSCRIBER_STATUSES } from '../../domain/subscribers/subscribers.ts';
 import { FORM_TYPES } from '../../domain/forms/forms.ts';
+import { POPUP_STYLES, POPUP_TRIGGERS } from '../../domain/forms/design.ts';
 import { DELIVERY_STATUSES } from '../../domain/webhooks/webhooks.ts';
 import { RUN_STATUSES } from '../../domain/automations/automations.ts';
 
@@ -106,7 +108,20 @@ export const ImportJob = z.object({
   created_count: Count,
   updated_count: Count,
   failed_count: Count,
+  skipped_count: Count.describe('rows of subscribers who existed already, left alone (existing: skip)'),
   errors: z.array(z.object({ row: z.number().int(), email: z.string().nullable(), reason: z.string() })),
+  warnings: z
+    .array(z.object({ row: z.number().int(), email: z.string().nullable(), reason: z.string() }))
+    .describe('rows imported with a value left out, and why (the first 100)'),
+  warning_count: Count,
+  options: z
+    .object({
+      existing: z.enum(['update', 'skip']).optional(),
+      consent_note: z.string().optional(),
+      on_bad_value: z.enum(['refuse_row', 'drop_value']).optional(),
+      mapping: z.record(z.string(), z.string()).optional(),
+    })
+    .describe('the choices the import was started with (defaults left out)'),
   group_ids: z.array(Id),
   created_at: Timestamp,
   finished_at: Timestamp.nullable(),
@@ -159,6 +174,37 @@ const CampaignStats = z.object({
   unique_human_opens: Count.optional(),
 });
 
+const VariantStats = z.object({
+  sent: Count,
+  human_opens: Count,
+  clicks: Count,
+  unsubscribes: Count,
+  bounces: Count,
+});
+
+const AbTest = z
+  .object({
+    variants: z.array(
+      z.object({
+        subject: z.string().nullable().optional(),
+        preview_text: z.string().nullable().optional(),
+        from_name: z.string().nullable().optional(),
+        content_format: z.string().optional(),
+        content_source: z.string().nullable().optional(),
+        stats: VariantStats,
+      }),
+    ),
+    test_percent: z.number(),
+    winner_by: z.enum(['opens', 'clicks', 'manual']),
+    wait_hours: z.number(),
+    winner: z.number().int().nullable(),
+    decides_at: Timestamp.nullable(),
+    confidence: z
+      .object({ leader: z.number().int(), runner_up: z.number().int(), z: z.number(), confidence: z.number() })
+      .nullable(),
+  })
+  .describe('The A/B test: variants with their test-share stats (human opens only), the winner (index) or null');
+
 export const Campaign = z.object({
   id: Id,
   name: z.string(),
@@ -169,10 +215,14 @@ export const Campaign = z.object({
   reply_to: z.string().nullable(),
   content_html: z.string().nullable(),
   content_text: z.string().nullable(),
+  content_format: z.enum(['html', 'mjml', 'blocks']),
+  content_source: z.string().nullable(),
   group_ids: z.array(Id),
   segment_ids: z.array(Id),
+  track_opens: z.boolean(),
+  track_clicks: z.boolean(),
   status: z.enum(CAMPAIGN_STATUSES),
-  delivery: z.enum(['instant', 'scheduled']).nullable(),
+  delivery: z.enum(['instant', 'scheduled', 'local_time']).nullable(),
   scheduled_at: Timestamp.nullable(),
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
@@ -180,7 +230,30 @@ export const Campaign = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   stats: CampaignStats,
+  paused_at: Timestamp.optional().describe('Present while paused'),
+  resend_of: Id.optional().describe('The campaign this one resends to its non-openers'),
+  ab_test: AbTest.optional(),
+  local_time: z
+    .object({ local_time: z.string(), date: z.string(), local_time_passed: z.enum(['send', 'skip']) })
+    .optional()
+    .describe('Local-time delivery: the hour and date in each subscriber’s zone'),
 });
+
+/** The checks before a send (campaigns/checks.ts): `ok` when no blocking check failed. */
+export const SendChecks = z.object({
+  ok: z.boolean(),
+  checks: z.array(
+    z.object({
+      id: z.enum(SEND_CHECK_IDS),
+      level: z.enum(['block', 'warn']),
+      ok: z.boolean(),
+      message: z.string(),
+    }),
+  ),
+});
+
+/** get_campaign: the campaign and its checks before a send. */
+export const CampaignWithChecks = Campaign.extend({ checks: SendChecks });
 
 /** A send-ledger row of get_campaign_subscribers (stats.recipients). */
 export const CampaignRecipient = z.object({
@@ -208,6 +281,7 @@ export const CampaignRecipient = z.object({
   smtp_status: z.string().nullable().optional(),
   smtp_reply: z.string().nullable().optional(),
   failure: z.string().nullable().optional(),
+  variant: z.number().int().nullable().optional().describe('The A/B variant sent to this recipient'),
 });
 
 // --- webhooks (webhooks.view, deliveryView)
@@ -305,6 +379,25 @@ export const AutomationRun = z.object({
 
 // --- forms (forms.present, getWithEmbed, signups)
 
+/** The form's design as answered: the fields of FormDesign (domain/forms/design.ts), open like every other view. */
+const FormDesignView = z
+  .object({
+    heading: z.string(),
+    description: z.string(),
+    button_text: z.string(),
+    colors: z.object({ accent: z.string(), background: z.string(), text: z.string() }).partial(),
+    consent: z.object({ text: z.string(), required: z.boolean() }).nullable(),
+    check_inbox_message: z.string(),
+    confirmed_message: z.string(),
+    popup: z.object({
+      style: z.enum(POPUP_STYLES),
+      trigger: z.enum(POPUP_TRIGGERS),
+      delay_seconds: Count,
+      scroll_percent: Count,
+    }),
+  })
+  .partial();
+
 export const Form = z.object({
   id: Id,
   name: z.string(),
@@ -318,11 +411,19 @@ export const Form = z.object({
   stats: z.object({ views: Count, submissions: Count, confirmations: Count }),
   created_at: Timestamp,
   updated_at: Timestamp,
+  confirmation_subject: z.string().nullable(),
+  content_format: z.enum(['html', 'blocks']),
+  content_source: z.string().nullable(),
+  slug: z.string().nullable().describe('The readable public address /f/<slug>; the id address works too.'),
+  design: FormDesignView.describe(
+    'Heading, description, button, colours, consent, messages and pop-up of the public form.',
+  ),
 });
 
 export const FormWithEmbed = Form.extend({
   url: z.string().describe('The hosted signup page.'),
   embed: z.string().describe('HTML markup to paste into a website.'),
+  embed_script: z.string().describe('A script tag that opens the form as a pop-up or slide-in.'),
 });
 
 export const FormSignup = SubscriberListItem.extend({ signed_up_at: Timestamp });

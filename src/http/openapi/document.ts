@@ -1,12 +1,15 @@
-// The OpenAPI 3.1 document of the REST API, generated from ./operations.ts: every schema in it is
-// z.toJSONSchema of the zod schema the route parses with (queries and bodies, as input) or answers with
-// (as output), so the document cannot drift from the code. Shared objects become components through a zod
+// The OpenAPI 3.1 document of the REST API, generated from the operations the routes are registered from
+// (../rest/operation.ts; the health checks' in ../health.ts): every schema in it is z.toJSONSchema of the
+// zod schema the domain parses the route's input with (queries and bodies, as input) or the route answers
+// with (as output), so the document cannot drift from the code. Shared objects become components through a zod
 // registry; errors are added from what each operation has. Built once per process and served by ./routes.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
+  ChecksFailed,
   Deleted,
+  DeletedWithId,
   ErrorEnvelope,
   ForbiddenScope,
   LimitExceeded,
@@ -15,12 +18,20 @@ import {
   Unauthorized,
   ValidationError,
 } from './envelopes.ts';
-import { OPERATIONS, REST_PREFIX, type Operation } from './operations.ts';
+import { HEALTH_OPERATIONS } from '../health.ts';
+import { REST_PREFIX, type Operation } from '../rest/operation.ts';
+import { REST_OPERATIONS } from '../rest/routes.ts';
 import * as r from './responses.ts';
 
 type Json = Record<string, unknown>;
 
-/** Real requests and answers of each operation, recorded by test/http/rest/openapi.test.ts (OPENAPI_EXAMPLES=write). */
+/** Every operation the document shows, with its full path: the health checks, then the REST API. */
+const OPERATIONS: Operation[] = [
+  ...HEALTH_OPERATIONS,
+  ...REST_OPERATIONS.map((op) => ({ ...op, path: REST_PREFIX + op.path })),
+];
+
+/** Real requests and answers of each operation, recorded by test/http/openapi/document.test.ts (OPENAPI_EXAMPLES=write). */
 export interface RecordedExample {
   request?: unknown;
   responses: Record<string, unknown>;
@@ -38,8 +49,10 @@ const COMPONENTS: Record<string, z.ZodType> = {
   Unauthorized,
   ForbiddenScope,
   LimitExceeded,
+  ChecksFailed,
   RateLimited,
   Deleted,
+  DeletedWithId,
   Pagination,
   SubscriberListItem: r.SubscriberListItem,
   SubscriberCreated: r.SubscriberCreated,
@@ -211,7 +224,7 @@ export function buildDocument(opts: DocumentOptions): Json {
       });
     if (op.params) add(404, 'No such id in this account.', ref('Error'), { success: false, error: 'Not found' });
     for (const e of op.errors ?? [])
-      add(e.status, e.description, e.schema === LimitExceeded ? ref('LimitExceeded') : ref('Error'), {
+      add(e.status, e.description, ref(Object.entries(COMPONENTS).find(([, c]) => c === e.schema)?.[0] ?? 'Error'), {
         success: false,
         error: e.description,
       });

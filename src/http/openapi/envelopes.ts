@@ -2,6 +2,7 @@
 // ok() and pagination() in ../rest/envelope.ts write on success, and what ../rest/errors.ts, the key guard
 // in ../rest/index.ts and ../rest/idempotency.ts write on failure. Objects stay open, as in ../mcp/outputs.ts.
 import { z } from 'zod';
+import { SendChecks } from '../mcp/outputs.ts';
 
 /** `{success: true, data}`: ok(data). */
 export function okOf<T extends z.ZodType>(data: T) {
@@ -13,8 +14,11 @@ export function okWithMessage<T extends z.ZodType>(data: T) {
   return z.object({ success: z.literal(true), message: z.string(), data });
 }
 
-/** `{success: true, message}`: what every DELETE answers. */
+/** `{success: true, message}`: what the spec's DELETE /subscribers/{id} answers. */
 export const Deleted = z.object({ success: z.literal(true), message: z.string() });
+
+/** `{success: true, message: '<Thing> deleted', data: {id, deleted: true}}`: every other delete. */
+export const DeletedWithId = okWithMessage(z.object({ id: z.string(), deleted: z.literal(true) }));
 
 /** A Page as REST shows it (spec "Pagination object"), written by pagination() in ../rest/envelope.ts. */
 export const Pagination = z.object({
@@ -61,6 +65,11 @@ export const LimitExceeded = ErrorEnvelope.extend({
     limit: z.number().int(),
     import_count: z.number().int().optional(),
   }),
+});
+
+/** 422 when a campaign fails a blocking check before sending: the failed checks, each with what to do. */
+export const ChecksFailed = ErrorEnvelope.extend({
+  data: z.object({ checks: SendChecks.shape.checks }),
 });
 
 /** 429 from the key guard: the key's requests per minute are spent; Retry-After says the same in a header. */

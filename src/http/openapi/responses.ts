@@ -37,6 +37,31 @@ export const SubscriberStats = z.object({
 /** POST /subscribers/bulk: how many subscribers the action changed. */
 export const BulkResult = z.object({ affected: Count });
 
+// --- the account
+
+export const Account = z.object({
+  id: Id,
+  name: z.string(),
+  default_from_name: z.string().nullable(),
+  default_from_email: z.string().nullable(),
+  default_reply_to: z.string().nullable(),
+  timezone: z.string().describe('IANA time zone name'),
+  postal_address: z.string().nullable().describe('Lines separated by \\n; null until given'),
+  tracking_enabled: z.boolean().describe('whether new campaigns track opens and clicks unless they say'),
+  blocking_checks: z.array(z.string()).describe('checks before a send that refuse it for this account'),
+  subscriber_limit: Count,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  bounce_mailbox: z
+    .object({
+      configured: z.boolean(),
+      host: z.string().nullable(),
+      last_polled_at: Timestamp.nullable(),
+      last_error: z.string().nullable(),
+    })
+    .describe('the account’s own bounce mailbox (bounce_imap_url): where it points, never its URL or password'),
+});
+
 // --- custom fields
 
 export const Field = z.object({
@@ -70,6 +95,7 @@ export const SuppressionCsvResult = z.object({
 // --- campaigns
 
 export const Campaign = outputs.Campaign;
+export const SendChecks = outputs.SendChecks;
 const WarmupToday = z.object({
   day: z.number().int().describe('1 on the first day; 0 or less before the start date'),
   cap: Count.nullable().describe('null once the plan is over'),
@@ -94,6 +120,11 @@ export const CampaignWithWarmup = outputs.Campaign.extend({
 });
 export const CampaignRecipient = outputs.CampaignRecipient;
 export const CampaignLink = z.object({ link_id: z.string(), url: z.string(), clicks: Count, unique_clicks: Count });
+/** GET /campaigns/{id}/clients: who opened and clicked, by email client and by device. */
+export const CampaignClients = z.object({
+  clients: z.array(z.object({ name: z.string(), opens: Count, clicks: Count })),
+  devices: z.array(z.object({ type: z.enum(['desktop', 'mobile', 'tablet', 'unknown']), opens: Count, clicks: Count })),
+});
 export const LinkClicker = z.object({
   subscriber_id: Id,
   email: z.string(),
@@ -180,4 +211,49 @@ export const Down = z.object({ status: z.literal('down'), message: z.string() })
 export const Readiness = z.object({
   status: z.enum(['ready', 'not ready']),
   checks: z.object({ database: z.string(), migrations: z.string(), queue: z.string() }),
+});
+
+/** A double opt-in sign-up (GET /signups and its actions). */
+export const Signup = z.object({
+  id: Id,
+  form_id: Id.nullable().describe('null: a sign-up through POST /subscribers with double_opt_in and no form_id'),
+  form_name: z.string().nullable(),
+  email: z.string(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  status: z.enum(['pending', 'confirmed', 'expired']),
+  created_at: Timestamp,
+  expires_at: Timestamp.describe('When the confirmation link stops working (SIGNUP_CONFIRM_DAYS after the last mail).'),
+  last_sent_at: Timestamp.nullable(),
+  confirmed_at: Timestamp.nullable(),
+  subscriber_id: Id.nullable(),
+  confirmed_by: z.string().nullable().describe('Confirmed by hand: the dashboard user or API key that did it.'),
+  confirm_reason: z.string().nullable(),
+});
+
+// --- images and templates of the block editor
+
+/** An uploaded image: its public URL under PUBLIC_URL and what was read from the file. */
+export const Image = z.object({
+  id: Id,
+  url: z.string(),
+  content_type: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  width: Count,
+  height: Count,
+  size: Count,
+  filename: z.string().nullable(),
+  created_at: Timestamp,
+});
+
+/** A starter or saved template: its block document (docs/campaigns.md). */
+export const Template = z.object({
+  id: Id,
+  key: z.string().nullable(),
+  name: z.string(),
+  kind: z.enum(['starter', 'saved']),
+  used_for: z.enum(['campaign', 'automation', 'confirmation']).nullable(),
+  description: z.string().nullable(),
+  document: z.record(z.string(), z.unknown()),
+  thumbnail_html: z.string().optional(),
+  created_at: Timestamp.nullable(),
 });

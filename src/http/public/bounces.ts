@@ -8,6 +8,7 @@ import { DomainError, NotFound } from '../../domain/errors.ts';
 import { parse, PROVIDERS, type Provider } from '../../domain/feedback/bounceFormats.ts';
 import { replaceUnstorableIn } from '../../domain/storable.ts';
 import { restError } from '../rest/errors.ts';
+import { pathParam } from '../params.ts';
 
 export async function bounceHooks(app: FastifyInstance) {
   // SNS posts JSON with Content-Type text/plain; take any body as text and parse it per provider
@@ -18,7 +19,7 @@ export async function bounceHooks(app: FastifyInstance) {
   // that would make the provider retry the whole batch forever
   const config = { textRule: 'replace' as const };
   app.post('/hooks/bounces/:provider/:secret', { bodyLimit: 5 * 1024 * 1024, config }, async (req) => {
-    const { provider, secret } = req.params as { provider: string; secret: string };
+    const [provider, secret] = [pathParam(req.params, 'provider'), pathParam(req.params, 'secret')];
     if (!(PROVIDERS as readonly string[]).includes(provider)) throw new NotFound('Not found');
     const accountId = await bounces.accountForSecret(app.db, secret);
     const parsed = parse(provider as Provider, req.body);

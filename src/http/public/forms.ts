@@ -1,13 +1,28 @@
-// Public form routes (no API key): GET /f/{id} hosted page (counts a view), POST /f/{id} submission
-// (form-encoded or JSON; CORS open for embeds; at most 10 per minute per form and IP), OPTIONS preflight,
-// and GET /f/confirm/{token} for double opt-in. Answers JSON when the caller asks for it, HTML otherwise.
+// Public form routes (no API key): GET /f/{id or slug} hosted page (counts a view; ?embed=1 for the
+// pop-up's frame), POST /f/{id or slug} submission (form-encoded or JSON; CORS open for embeds; at most 10
+// per minute per form and IP), OPTIONS preflight, GET /f/{id or slug}/embed.js (the pop-up script),
+// GET /f/assets/form.js (the hosted page's own script) and GET /f/confirm/{token} for double opt-in.
+// Answers JSON when the caller asks for it, HTML otherwise.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { DomainError, Validation } from '../../domain/errors.ts';
 import { fromStorageError } from '../../domain/storageErrors.ts';
+import { DEFAULT_CONFIRMED, looksLikeSlug, resolved } from '../../domain/forms/design.ts';
+import { popupScript } from '../../domain/forms/embed.ts';
+import type { PublicRef } from '../../domain/forms/queries.ts';
 import * as signups from '../../domain/forms/signups.ts';
-import { checkInboxPage, formPage, MESSAGES, messagePage, PAGE_CSP } from './formPages.ts';
+import {
+  checkInboxPage,
+  FORM_PAGE_CSP,
+  FORM_SCRIPT,
+  FORM_SCRIPT_PATH,
+  formPage,
+  MESSAGES,
+  messagePage,
+  PAGE_CSP,
+} from './formPages.ts';
+import { pathParam } from '../params.ts';
 
 const SUBMISSIONS_PER_MINUTE = 10;
 
@@ -25,19 +40,26 @@ function cors(reply: FastifyReply): FastifyReply {
     .header('Access-Control-Max-Age', '86400');
 }
 
-function html(reply: FastifyReply, status: number, body: string) {
+function html(reply: FastifyReply, status: number, body: string, csp = PAGE_CSP) {
   return reply
     .code(status)
     .header('Content-Type', 'text/html; charset=utf-8')
-    .header('Content-Security-Policy', PAGE_CSP)
+    .header('Content-Security-Policy', csp)
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer')
     .send(body);
 }
 
-function formId(params: unknown): string | undefined {
+/** The form a public path names: a UUID is its id, other text its slug; undefined when it can be neither. */
+function formId(params: unknown): PublicRef | undefined {
   const id = (params as { id?: unknown }).id;
-  return typeof id === 'string' && z.guid().safeParse(id).success ? id.toLowerCase() : undefined;
+  if (typeof id !== 'string') return undefined;
+  if (z.guid().safeParse(id).success) return id.toLowerCase();
+  return looksLikeSlug(id) ? { slug: id.toLowerCase() } : undefined;
+}
+
+function embedded(query: unknown): boolean {
+  return (query as { embed?: unknown } | undefined)?.embed === '1';
 }
 
 export async function formPages(app: FastifyInstance) {
@@ -65,22 +87,49 @@ export async function formPages(app: FastifyInstance) {
   });
 
   app.get('/f/confirm/:token', async (req, reply) => {
-    const r = await signups.confirm(app.db, app.config, String((req.params as { token: string }).token));
+    const r = await signups.confirm(app.db, app.config, pathParam(req.params, 'token'));
     if (!('form' in r))
       return html(
         reply,
         400,
         messagePage('Link not valid', r.status === 'expired' ? MESSAGES.expiredLink : MESSAGES.invalidLink, 'problem'),
       );
+    if (!r.form) return html(reply, 200, messagePage('Subscription confirmed', DEFAULT_CONFIRMED, 'done'));
     if (r.form.redirect_url) return reply.redirect(r.form.redirect_url, 303);
-    return html(reply, 200, messagePage('Subscription confirmed', r.form.success_message, 'done'));
+    const message = resolved(r.form.design, r.form.name).confirmed_message ?? r.form.success_message;
+    return html(reply, 200, messagePage('Subscription confirmed', message, 'done'));
+  });
+
+  app.get(FORM_SCRIPT_PATH, async (_req, reply) =>
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=3600')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(FORM_SCRIPT),
+  );
+
+  app.get('/f/:id/embed.js', async (req, reply) => {
+    const id = formId(req.params);
+    const found = id && (await signups.find(app.db, id).catch(() => undefined));
+    reply
+      .type('text/javascript; charset=utf-8')
+      .header('Cache-Control', 'public, max-age=300')
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Cross-Origin-Resource-Policy', 'cross-origin');
+    if (!found) return reply.code(404).send('/* Mailgrove: form not found */\n');
+    return reply.send(popupScript(found.form, app.config.publicUrl));
   });
 
   app.get('/f/:id', async (req, reply) => {
     const id = formId(req.params);
     if (!id) return html(reply, 404, messagePage('Form not found', MESSAGES.notFound));
     const { form, types } = await signups.view(app.db, id);
-    return html(reply, 200, formPage(form, `/f/${form.id}`, types));
+    const inFrame = embedded(req.query);
+    const page = formPage(form, `/f/${form.id}${inFrame ? '?embed=1' : ''}`, types, {
+      renderedAt: signups.renderedAt(app.config.secret),
+      embedded: inFrame,
+    });
+    return html(reply, 200, page, FORM_PAGE_CSP);
   });
 
   app.options('/f/:id', async (_req, reply) => cors(reply).code(204).send());
@@ -94,7 +143,7 @@ export async function formPages(app: FastifyInstance) {
         ? reply.code(404).send({ success: false, error: 'Form not found' })
         : html(reply, 404, messagePage('Form not found', MESSAGES.notFound));
     try {
-      await limiter.consume(`${id}|${req.ip}`);
+      await limiter.consume(`${typeof id === 'string' ? id : `slug:${id.slug}`}|${req.ip}`);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       const retry = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
@@ -110,10 +159,17 @@ export async function formPages(app: FastifyInstance) {
       if (!(err instanceof Validation)) throw err;
       if (json) return reply.code(400).send({ success: false, error: err.message, data: err.fields });
       const { form, types } = await signups.find(app.db, id);
+      const values = textValues(req.body);
       return html(
         reply,
         400,
-        formPage(form, `/f/${form.id}`, types, { values: textValues(req.body), errors: err.fields }),
+        formPage(form, `/f/${form.id}${embedded(req.query) ? '?embed=1' : ''}`, types, {
+          values,
+          errors: err.fields,
+          renderedAt: values._ts,
+          embedded: embedded(req.query),
+        }),
+        FORM_PAGE_CSP,
       );
     }
     const { form } = result;
@@ -124,7 +180,7 @@ export async function formPages(app: FastifyInstance) {
         : html(reply, 503, messagePage('Sorry', MESSAGES.mailFailed));
     }
     const pending = form.double_opt_in; // an ignored (honeypot) submission answers like the real thing
-    const message = pending ? MESSAGES.checkInbox : form.success_message;
+    const message = pending ? resolved(form.design, form.name).check_inbox_message : form.success_message;
     if (json)
       return {
         success: true,
@@ -133,7 +189,7 @@ export async function formPages(app: FastifyInstance) {
         ...(!pending && form.redirect_url && { redirect_url: form.redirect_url }),
       };
     if (!pending && form.redirect_url) return reply.redirect(form.redirect_url, 303);
-    return html(reply, 200, pending ? checkInboxPage(form.name) : messagePage('Thank you', message, 'done'));
+    return html(reply, 200, pending ? checkInboxPage(form.name, message) : messagePage('Thank you', message, 'done'));
   });
 }
 

@@ -28,11 +28,14 @@ button:hover{background:#14532d}
 @media (max-width:480px){body{padding:0;background:#fff}main{margin:0;border:0;border-radius:0;box-shadow:none;padding:1.5rem 1.25rem}button{width:100%}}
 `;
 
-/** A whole page: doctype, viewport for phones, no indexing, the styles, and the body in the card. */
-export function publicPage(title: string, body: string): string {
+/**
+ * A whole page: doctype, viewport for phones, no indexing, the styles, and the body in the card. `extraCss`
+ * is CSS the caller built from validated values only (a form design's #rrggbb colours).
+ */
+export function publicPage(title: string, body: string, extraCss = ''): string {
   return (
     `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
-    `<meta name="robots" content="noindex">\n<title>${escapeHtml(title)}</title>\n<style>${CSS}</style>\n</head>\n` +
+    `<meta name="robots" content="noindex">\n<title>${escapeHtml(title)}</title>\n<style>${CSS}${extraCss}</style>\n</head>\n` +
     `<body>\n<main>\n${body}\n</main>\n</body>\n</html>\n`
   );
 }

@@ -5,10 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import * as engagement from '../../domain/feedback/engagement.ts';
 import { PIXEL_GIF, readTrackToken } from '../../mail/tracking.ts';
+import { pathParam } from '../params.ts';
 
 export async function trackingRoutes(app: FastifyInstance) {
   app.get('/t/o/:token', async (req, reply) => {
-    const t = readTrackToken(app.config.secret, (req.params as { token: string }).token);
+    const t = readTrackToken(app.config.secret, pathParam(req.params, 'token'));
     if (t) await engagement.recordOpen(app.db, t, { ip: req.ip, userAgent: req.headers['user-agent'] });
     // a forged or stale token still gets the pixel: a broken image in someone's inbox helps nobody
     return reply
@@ -18,9 +19,12 @@ export async function trackingRoutes(app: FastifyInstance) {
   });
 
   app.get('/t/c/:token/:link', async (req, reply) => {
-    const { token, link } = req.params as { token: string; link: string };
+    const [token, link] = [pathParam(req.params, 'token'), pathParam(req.params, 'link')];
     const t = readTrackToken(app.config.secret, token);
-    const url = t && /^\d{1,5}$/.test(link) ? await engagement.recordClick(app.db, t, Number(link)) : undefined;
+    const url =
+      t && /^\d{1,5}$/.test(link)
+        ? await engagement.recordClick(app.db, t, Number(link), { userAgent: req.headers['user-agent'] })
+        : undefined;
     if (!url)
       return reply.code(404).type('text/html; charset=utf-8').send(page('Link not found', 'This link is not valid.'));
     return reply.header('cache-control', 'no-store').redirect(url, 302);

@@ -7,6 +7,7 @@ import * as unsubscribes from '../../domain/feedback/unsubscribe.ts';
 import { escapeHtml } from '../../mail/render.ts';
 import { readUnsubscribeToken } from '../../mail/unsubscribe.ts';
 import { icon, publicPage } from './publicPage.ts';
+import { pathParam } from '../params.ts';
 
 // inline styles only, no scripts; the button posts back to the page itself
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'";
@@ -16,7 +17,7 @@ export async function unsubscribePages(app: FastifyInstance) {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   app.get('/u/:token', async (req, reply) => {
-    const token = readUnsubscribeToken(app.config.secret, (req.params as { token: string }).token);
+    const token = readUnsubscribeToken(app.config.secret, pathParam(req.params, 'token'));
     const target = token && (await unsubscribes.describe(app.db, token).catch(notFoundAsUndefined));
     htmlHeaders(reply);
     if (!target) return reply.code(404).send(invalidPage());
@@ -37,7 +38,7 @@ export async function unsubscribePages(app: FastifyInstance) {
   });
 
   app.post('/u/:token', async (req, reply) => {
-    const token = readUnsubscribeToken(app.config.secret, (req.params as { token: string }).token);
+    const token = readUnsubscribeToken(app.config.secret, pathParam(req.params, 'token'));
     const done = token && (await unsubscribes.unsubscribe(app.db, token).catch(notFoundAsUndefined));
     htmlHeaders(reply);
     if (!done) return reply.code(404).send(invalidPage());

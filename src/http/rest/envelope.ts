@@ -21,12 +21,43 @@ export function pagination(p: Page<unknown>) {
   };
 }
 
-/** Parses a request body: no body reads as {}; any JSON that is not an object (null, an array, a string) is a 400. */
-export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  if (input === undefined) return parseInput(schema, {});
+/**
+ * What a list answers on our own faces (the dashboard API, the admin API, the REST routes beyond the
+ * spec): the items under the resource's plural name and the spec's pagination object, in the envelope.
+ */
+export function listed<K extends string, T>(name: K, p: Page<T>) {
+  return ok({ [name]: p.items, pagination: pagination(p) } as { [k in K]: T[] } & {
+    pagination: ReturnType<typeof pagination>;
+  });
+}
+
+/** A list the domain does not page, as one page holding all of it (an empty one has no page, like any list). */
+export function wholeList<T>(items: T[]): Page<T> {
+  return { items, page: 1, per_page: Math.max(1, items.length), total: items.length };
+}
+
+/**
+ * What a delete answers on our own faces: which one went, and a line saying so (the spec's
+ * DELETE /subscribers/{id} keeps its own answer).
+ */
+export function deleted(id: string, thing: string, verb = 'deleted') {
+  return ok({ id, deleted: true as const }, `${thing} ${verb}`);
+}
+
+/**
+ * A JSON request body as the domain function that parses it receives it: no body reads as {}; any JSON
+ * that is not an object (null, an array, a string) is a 400 here, before the domain's schema sees it.
+ */
+export function jsonBody(input: unknown): object {
+  if (input === undefined) return {};
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     throw Validation.field('body', 'Request body must be a JSON object');
-  return parseInput(schema, input);
+  return input;
+}
+
+/** Parses a JSON body with a schema, for the few domain functions that take their input typed. */
+export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  return parseInput(schema, jsonBody(input));
 }
 
 /** A path id that is not a UUID names nothing: 404, like any other unknown id (and never reaches SQL). */

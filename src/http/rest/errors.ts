@@ -11,6 +11,7 @@ const STATUS = {
   limit_exceeded: 403,
   state_conflict: 409,
   forbidden: 403,
+  unprocessable: 422,
 } satisfies Record<ErrorKind, number>;
 
 export function restError(err: FastifyError | DomainError, req: FastifyRequest, reply: FastifyReply) {

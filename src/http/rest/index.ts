@@ -3,14 +3,14 @@
 // route files. Errors are mapped once, by restError.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AUTH_MESSAGES } from '../../auth/bearer.ts';
-import { stopCache } from '../../domain/accounts/keyCache.ts';
 import type { KeyRateLimiter } from '../../auth/rateLimit.ts';
+import { stopCache } from '../../domain/accounts/keyCache.ts';
 import { permits } from '../../domain/accounts/scopes.ts';
 import { Forbidden } from '../../domain/errors.ts';
-import { acceptJsonOnly } from './envelope.ts';
-import { idempotency } from './idempotency.ts';
 import { keyGuard } from '../keyGuard.ts';
+import { acceptJsonOnly } from './envelope.ts';
 import { restError } from './errors.ts';
+import { idempotency } from './idempotency.ts';
 import { restRoutes } from './routes.ts';
 
 export async function restApi(app: FastifyInstance, opts: { limiter: KeyRateLimiter }) {

@@ -1,13 +1,13 @@
 // The mx verifier: an address is undeliverable when its domain has no mail exchanger (DNS MX).
 // Each domain is looked up once per hour (cache), with a timeout; a lookup that cannot answer
 // (timeout, server failure) passes the address rather than failing a row on a DNS hiccup.
-import { Resolver } from 'node:dns/promises';
+import { createResolver, isNoRecord } from '../../../mail/dns.ts';
 import type { Verifier } from './verifier.ts';
 
 export type ResolveMx = (domain: string) => Promise<{ exchange: string; priority: number }[]>;
 
 export interface MxOptions {
-  /** the one thing tests replace: the DNS lookup */
+  /** the DNS lookup: the product's resolver (mail/dns.ts, DNS_SERVERS) from config, or a test's */
   resolveMx?: ResolveMx;
   timeoutMs?: number;
   cacheMs?: number;
@@ -15,12 +15,8 @@ export interface MxOptions {
   concurrency?: number;
 }
 
-// answers that mean "this domain takes no mail", as opposed to "could not find out"
-const NO_MAIL = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN']);
-
 export function mxVerifier(opts: MxOptions = {}): Verifier {
-  const resolver = new Resolver({ timeout: opts.timeoutMs ?? 3000, tries: 1 });
-  const resolveMx: ResolveMx = opts.resolveMx ?? ((d) => resolver.resolveMx(d));
+  const resolveMx: ResolveMx = opts.resolveMx ?? createResolver([], opts.timeoutMs ?? 3000).resolveMx;
   const timeoutMs = opts.timeoutMs ?? 3000;
   const cacheMs = opts.cacheMs ?? 3_600_000;
   const cache = new Map<string, { reason: string | null; until: number }>();
@@ -40,7 +36,8 @@ export function mxVerifier(opts: MxOptions = {}): Verifier {
       if (records.length === 0 || records.every((r) => r.exchange === '' || r.exchange === '.'))
         reason = `Domain ${domain} does not accept email (no MX record)`;
     } catch (err) {
-      if (!NO_MAIL.has((err as { code?: string }).code ?? '')) return null; // unknown: do not cache, do not fail
+      // an answer meaning "this domain takes no mail", as opposed to "could not find out"
+      if (!isNoRecord(err)) return null; // unknown: do not cache, do not fail
       reason = `Domain ${domain} does not accept email (no MX record)`;
     } finally {
       clearTimeout(timer);

@@ -2,32 +2,32 @@
 // changes need 'edit'. Each route calls the automations domain, the same functions as REST and MCP.
 import type { FastifyInstance } from 'fastify';
 import * as automations from '../../../domain/automations/automations.ts';
-import { ok, parse, pathId } from '../../rest/envelope.ts';
+import { deleted, listed, jsonBody, ok, pathId, wholeList } from '../../rest/envelope.ts';
 
 const edit = { config: { permission: 'edit' as const } };
 const id = (params: unknown) => pathId(params, automations.NOT_FOUND);
 
 export async function automationRoutes(app: FastifyInstance) {
   app.get('/automations', async (req) => {
-    const page = await automations.list(app.db, req.member.accountId, parse(automations.ListQuery, req.query));
-    return ok({ automations: page.items, page: page.page, per_page: page.per_page, total: page.total });
+    return listed('automations', await automations.list(app.db, req.member.accountId, req.query));
   });
 
   app.post('/automations', edit, async (req, reply) => {
-    const input = parse(automations.NewAutomation, req.body);
+    const input = jsonBody(req.body);
     return reply.code(201).send(ok(await automations.create(app.db, req.member.accountId, input)));
   });
 
   app.get('/automations/:id', async (req) => ok(await automations.get(app.db, req.member.accountId, id(req.params))));
 
   app.put('/automations/:id', edit, async (req) => {
-    const input = parse(automations.AutomationUpdate, req.body);
+    const input = jsonBody(req.body);
     return ok(await automations.update(app.db, req.member.accountId, id(req.params), input));
   });
 
   app.delete('/automations/:id', edit, async (req) => {
-    await automations.remove(app.db, req.member.accountId, id(req.params));
-    return ok({ deleted: true });
+    const aid = id(req.params);
+    await automations.remove(app.db, req.member.accountId, aid);
+    return deleted(aid, 'Automation');
   });
 
   app.post('/automations/:id/enable', edit, async (req) =>
@@ -39,12 +39,12 @@ export async function automationRoutes(app: FastifyInstance) {
   );
 
   app.get('/automations/:id/activity', async (req) => {
-    const query = parse(automations.ActivityQuery, req.query);
+    const query = req.query;
     const page = await automations.activity(app.db, req.member.accountId, id(req.params), query);
-    return ok({ runs: page.items, page: page.page, per_page: page.per_page, total: page.total });
+    return listed('runs', page);
   });
 
   app.get('/automations/:id/emails', async (req) =>
-    ok({ steps: await automations.emailStatsBySteps(app.db, req.member.accountId, id(req.params)) }),
+    listed('steps', wholeList(await automations.emailStatsBySteps(app.db, req.member.accountId, id(req.params)))),
   );
 }

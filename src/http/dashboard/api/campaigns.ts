@@ -4,16 +4,20 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import * as abTests from '../../../domain/campaigns/abTests.ts';
 import * as campaigns from '../../../domain/campaigns/campaigns.ts';
+import * as resends from '../../../domain/campaigns/resends.ts';
+import * as sendChecks from '../../../domain/campaigns/checks.ts';
 import * as drafts from '../../../domain/campaigns/drafts.ts';
 import * as evidence from '../../../domain/campaigns/evidence.ts';
 import { audienceCount } from '../../../domain/campaigns/ledger.ts';
 import * as reports from '../../../domain/campaigns/reports.ts';
-import * as retries from '../../../domain/campaigns/retry.ts';
+import * as retries from '../../../domain/delivery/retry.ts';
 import * as rows from '../../../domain/campaigns/rows.ts';
 import * as warmup from '../../../domain/campaigns/warmup.ts';
 import { starters } from '../../../domain/campaigns/starters.ts';
-import { ok, parse, pathId } from '../../rest/envelope.ts';
+import { deleted, jsonBody, listed, ok, parse, pathId, wholeList } from '../../rest/envelope.ts';
+import { pathParam } from '../../params.ts';
 
 const NOT_FOUND = campaigns.NOT_FOUND;
 const edit = { config: { permission: 'edit' as const } };
@@ -28,15 +32,14 @@ const stateQuery = (query: unknown): campaigns.RecipientsQuery => {
 export async function campaignRoutes(app: FastifyInstance) {
   const id = (params: unknown) => pathId(params, NOT_FOUND);
 
-  app.get('/campaign-templates', async () => ok(starters()));
+  app.get('/campaign-templates', async () => listed('templates', wholeList(starters())));
 
   app.get('/campaigns', async (req) => {
-    const page = await rows.page(app.db, req.member.accountId, req.query as campaigns.ListQuery);
-    return ok({ campaigns: page.items, page: page.page, per_page: page.per_page, total: page.total });
+    return listed('campaigns', await rows.page(app.db, req.member.accountId, req.query));
   });
 
   app.post('/campaigns', edit, async (req, reply) => {
-    const created = await drafts.create(app.db, req.member.accountId, parse(drafts.NewDraft, req.body));
+    const created = await drafts.create(app.db, req.member.accountId, jsonBody(req.body));
     return reply.code(201).send(ok(await rows.detail(app.db, req.member.accountId, created)));
   });
 
@@ -53,20 +56,21 @@ export async function campaignRoutes(app: FastifyInstance) {
   });
 
   app.post('/campaigns/render', async (req) =>
-    ok(await drafts.render(app.db, req.member.accountId, parse(drafts.RenderInput, req.body))),
+    ok(await drafts.render(app.db, req.member.accountId, jsonBody(req.body))),
   );
 
   app.get('/campaigns/:id', async (req) => ok(await rows.detail(app.db, req.member.accountId, id(req.params))));
 
   app.put('/campaigns/:id', edit, async (req) => {
     const cid = id(req.params);
-    await drafts.update(app.db, req.member.accountId, cid, parse(drafts.DraftUpdate, req.body));
+    await drafts.update(app.db, req.member.accountId, cid, jsonBody(req.body));
     return ok(await rows.detail(app.db, req.member.accountId, cid));
   });
 
   app.delete('/campaigns/:id', edit, async (req) => {
-    await campaigns.remove(app.db, req.member.accountId, id(req.params));
-    return ok({ deleted: true });
+    const cid = id(req.params);
+    await campaigns.remove(app.db, req.member.accountId, cid);
+    return deleted(cid, 'Campaign');
   });
 
   app.post('/campaigns/:id/duplicate', edit, async (req, reply) => {
@@ -93,14 +97,18 @@ export async function campaignRoutes(app: FastifyInstance) {
         app.transport,
         req.member.accountId,
         id(req.params),
-        parse(drafts.TestInput, req.body),
+        jsonBody(req.body),
       ),
     ),
   );
 
+  app.get('/campaigns/:id/checks', async (req) =>
+    ok(await sendChecks.ofCampaign(app.db, app.config, req.member.accountId, id(req.params))),
+  );
+
   app.post('/campaigns/:id/schedule', edit, async (req) => {
     const cid = id(req.params);
-    await campaigns.schedule(app.db, app.config, req.member.accountId, cid, parse(campaigns.ScheduleInput, req.body));
+    await campaigns.schedule(app.db, app.config, req.member.accountId, cid, jsonBody(req.body));
     return ok(await rows.detail(app.db, req.member.accountId, cid));
   });
 
@@ -110,12 +118,35 @@ export async function campaignRoutes(app: FastifyInstance) {
     return ok(await rows.detail(app.db, req.member.accountId, cid));
   });
 
+  app.post('/campaigns/:id/pause', edit, async (req) => {
+    const cid = id(req.params);
+    await campaigns.pause(app.db, req.member.accountId, cid);
+    return ok(await rows.detail(app.db, req.member.accountId, cid));
+  });
+
+  app.post('/campaigns/:id/resume', edit, async (req) => {
+    const cid = id(req.params);
+    await campaigns.resume(app.db, req.member.accountId, cid);
+    return ok(await rows.detail(app.db, req.member.accountId, cid));
+  });
+
+  app.post('/campaigns/:id/ab-winner', edit, async (req) => {
+    const cid = id(req.params);
+    await abTests.pickWinner(app.db, req.member.accountId, cid, jsonBody(req.body));
+    return ok(await rows.detail(app.db, req.member.accountId, cid));
+  });
+
+  app.post('/campaigns/:id/resend', edit, async (req, reply) => {
+    const copy = await resends.resend(app.db, req.member.accountId, id(req.params), jsonBody(req.body));
+    return reply.code(201).send(ok(await rows.detail(app.db, req.member.accountId, copy.id)));
+  });
+
   app.get('/campaigns/:id/retry', async (req) =>
     ok(await retries.retryable(app.db, req.member.accountId, id(req.params))),
   );
 
   app.post('/campaigns/:id/retry', edit, async (req) =>
-    ok(await retries.retry(app.db, req.member.accountId, id(req.params), parse(retries.RetryInput, req.body))),
+    ok(await retries.retry(app.db, req.member.accountId, id(req.params), jsonBody(req.body))),
   );
 
   app.get('/campaigns/:id/progress', async (req) => {
@@ -130,17 +161,17 @@ export async function campaignRoutes(app: FastifyInstance) {
 
   app.get('/campaigns/:id/recipients', async (req) => {
     const page = await reports.recipientRows(app.db, req.member.accountId, id(req.params), stateQuery(req.query));
-    return ok({ recipients: page.items, page: page.page, per_page: page.per_page, total: page.total });
+    return listed('recipients', page);
   });
 
   app.get('/campaigns/:id/providers', async (req) =>
-    ok({ providers: await evidence.providers(app.db, req.member.accountId, id(req.params)) }),
+    listed('providers', wholeList(await evidence.providers(app.db, req.member.accountId, id(req.params)))),
   );
 
   app.get('/campaigns/:id/links/:link_id/recipients', async (req) => {
-    const linkId = String((req.params as { link_id: string }).link_id);
-    const page = await evidence.linkRecipients(app.db, req.member.accountId, id(req.params), linkId, req.query as {});
-    return ok({ recipients: page.items, page: page.page, per_page: page.per_page, total: page.total });
+    const linkId = pathParam(req.params, 'link_id');
+    const page = await evidence.linkRecipients(app.db, req.member.accountId, id(req.params), linkId, req.query);
+    return listed('recipients', page);
   });
 
   app.get('/campaigns/:id/recipients.csv', async (req, reply) => {

@@ -6,20 +6,17 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import * as segmentList from '../../../domain/segments/subscriberList.ts';
 import * as groups from '../../../domain/subscribers/groups.ts';
-import { ok, pagination, parse, pathId } from '../../rest/envelope.ts';
+import { deleted, listed, jsonBody, ok, pathId } from '../../rest/envelope.ts';
 
 const NOT_FOUND = 'Group not found';
 
 export async function groupRoutes(app: FastifyInstance) {
   app.get('/groups', async (req) => {
-    const page = await groups.list(app.db, req.member.accountId, parse(groups.ListQuery, req.query));
-    return ok({ groups: page.items, pagination: pagination(page) });
+    return listed('groups', await groups.list(app.db, req.member.accountId, req.query));
   });
 
   app.post('/groups', { config: { permission: 'edit' } }, async (req, reply) => {
-    return reply
-      .code(201)
-      .send(ok(await groups.create(app.db, req.member.accountId, parse(groups.NewGroup, req.body))));
+    return reply.code(201).send(ok(await groups.create(app.db, req.member.accountId, jsonBody(req.body))));
   });
 
   app.get('/groups/:id', async (req) =>
@@ -28,22 +25,21 @@ export async function groupRoutes(app: FastifyInstance) {
 
   app.put('/groups/:id', { config: { permission: 'edit' } }, async (req) => {
     const id = pathId(req.params, NOT_FOUND);
-    return ok(await groups.update(app.db, req.member.accountId, id, parse(groups.GroupUpdate, req.body)));
+    return ok(await groups.update(app.db, req.member.accountId, id, jsonBody(req.body)));
   });
 
   app.delete('/groups/:id', { config: { permission: 'edit' } }, async (req) => {
-    await groups.remove(app.db, req.member.accountId, pathId(req.params, NOT_FOUND));
-    return { success: true, message: 'Group deleted successfully' };
+    const id = pathId(req.params, NOT_FOUND);
+    await groups.remove(app.db, req.member.accountId, id);
+    return deleted(id, 'Group');
   });
 
   app.post('/subscribers/bulk', { config: { permission: 'edit' } }, async (req) => {
-    return ok(
-      await segmentList.bulkApply(app.db, req.member.accountId, parse(segmentList.SegmentBulkAction, req.body)),
-    );
+    return ok(await segmentList.bulkApply(app.db, req.member.accountId, jsonBody(req.body)));
   });
 
   app.get('/subscribers/export', async (req, reply) => {
-    const query = req.query as segmentList.SegmentExportQuery;
+    const query = req.query;
     const csv = await segmentList.exportCsv(app.db, req.member.accountId, query);
     return reply
       .type('text/csv; charset=utf-8')

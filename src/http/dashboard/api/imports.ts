@@ -1,11 +1,11 @@
 // /app/api/imports: the import history (imports.list / imports.get) and a CSV upload from the page, through
 // the same reader and domain path as REST's import-async (../../upload.ts → start; the worker does the rest).
 import type { FastifyInstance } from 'fastify';
-import { HeaderInput, previewHeader } from '../../../domain/imports/headerPreview.ts';
+import { previewHeader } from '../../../domain/imports/headerPreview.ts';
 import * as imports from '../../../domain/imports/imports.ts';
-import { metaOf } from '../../mcp/pagination.ts';
-import { ok, parse } from '../../rest/envelope.ts';
+import { jsonBody, listed, ok } from '../../rest/envelope.ts';
 import { csvUploads } from '../../upload.ts';
+import { pathParam } from '../../params.ts';
 
 const CHOOSE_FILE = 'Choose a CSV file to upload';
 
@@ -21,17 +21,16 @@ export async function importRoutes(app: FastifyInstance) {
   });
 
   app.get('/imports', async (req) => {
-    const page = await imports.list(app.db, req.member.accountId, parse(imports.ListQuery, req.query));
-    return ok({ imports: page.items, meta: metaOf(page) });
+    return listed('imports', await imports.list(app.db, req.member.accountId, req.query));
   });
 
   app.get('/imports/:id', async (req) =>
-    ok(await imports.get(app.db, req.member.accountId, (req.params as { id: string }).id)),
+    ok(await imports.get(app.db, req.member.accountId, pathParam(req.params, 'id'))),
   );
 
   // what the import would do with a file's columns: its first line mapped by the import's header rule
   app.post('/imports/columns', async (req) =>
-    ok(await previewHeader(app.db, req.member.accountId, parse(HeaderInput, req.body))),
+    ok(await previewHeader(app.db, req.member.accountId, jsonBody(req.body))),
   );
 
   app.post('/imports', { config: { permission: 'edit' } }, async (req, reply) => {

@@ -4,20 +4,14 @@
 // viewing the outbox never counts as an open or a click, unsubscribes or confirms anyone.
 import type { FastifyInstance } from 'fastify';
 import * as outbox from '../../../domain/campaigns/outbox.ts';
-import { PageQuery } from '../../../domain/paging.ts';
-import { metaOf } from '../../mcp/pagination.ts';
-import { ok, parse, pathId } from '../../rest/envelope.ts';
+import { listed, ok, pathId } from '../../rest/envelope.ts';
 import { hideActionUrls, previewHtml } from './messagePreview.ts';
 
 const MESSAGE_CSP =
   "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:; sandbox; base-uri 'none'; form-action 'none'";
 
 export async function outboxRoutes(app: FastifyInstance) {
-  // the dashboard reads a list's meta as MCP tools return it: { current_page, last_page, per_page, total }
-  app.get('/outbox', async (req) => {
-    const page = await outbox.list(app.db, req.member.accountId, parse(PageQuery, req.query));
-    return ok({ messages: page.items, meta: metaOf(page) });
-  });
+  app.get('/outbox', async (req) => listed('messages', await outbox.list(app.db, req.member.accountId, req.query)));
 
   app.get('/outbox/:id', async (req) => {
     const message = await outbox.get(app.db, req.member.accountId, pathId(req.params, 'Message not found'));

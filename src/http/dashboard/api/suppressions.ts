@@ -5,19 +5,19 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import * as suppressions from '../../../domain/subscribers/suppressions.ts';
-import { ok, pagination, parse, pathId } from '../../rest/envelope.ts';
+import { deleted, listed, jsonBody, ok, parse, pathId } from '../../rest/envelope.ts';
 
 const edit = { config: { permission: 'edit' as const } };
 const CsvInput = z.object({ csv: z.unknown() });
 
 export async function suppressionRoutes(app: FastifyInstance) {
   app.get('/suppressions', async (req) => {
-    const page = await suppressions.list(app.db, req.member.accountId, parse(suppressions.ListQuery, req.query));
-    return ok({ suppressions: page.items, pagination: pagination(page) });
+    const query = req.query;
+    return listed('suppressions', await suppressions.list(app.db, req.member.accountId, query));
   });
 
   app.post('/suppressions', edit, async (req, reply) => {
-    const input = parse(suppressions.NewSuppression, req.body);
+    const input = jsonBody(req.body);
     return reply.code(201).send(ok(await suppressions.add(app.db, app.config.secret, req.member.accountId, input)));
   });
 
@@ -34,7 +34,8 @@ export async function suppressionRoutes(app: FastifyInstance) {
   );
 
   app.delete('/suppressions/:id', edit, async (req) => {
-    await suppressions.remove(app.db, req.member.accountId, pathId(req.params, suppressions.NOT_FOUND));
-    return { success: true, message: 'Suppression removed successfully' };
+    const id = pathId(req.params, suppressions.NOT_FOUND);
+    await suppressions.remove(app.db, req.member.accountId, id);
+    return deleted(id, 'Suppression', 'removed');
   });
 }

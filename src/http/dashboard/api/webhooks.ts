@@ -5,22 +5,20 @@ import type { FastifyInstance } from 'fastify';
 import { PageQuery } from '../../../domain/paging.ts';
 import { eventCatalog } from '../../../domain/webhooks/catalog.ts';
 import * as webhooks from '../../../domain/webhooks/webhooks.ts';
-import { metaOf } from '../../mcp/pagination.ts';
-import { ok, parse, pathId } from '../../rest/envelope.ts';
+import { deleted, listed, jsonBody, ok, parse, pathId, wholeList } from '../../rest/envelope.ts';
 
 const manage = { config: { permission: 'manage' as const } };
 const id = (params: unknown) => pathId(params, webhooks.NOT_FOUND);
 
 export async function webhookRoutes(app: FastifyInstance) {
-  app.get('/webhook-events', async () => ok(eventCatalog()));
+  app.get('/webhook-events', async () => listed('events', wholeList(eventCatalog())));
 
   app.get('/webhooks', async (req) => {
-    const page = await webhooks.list(app.db, req.member.accountId, parse(PageQuery, req.query));
-    return ok({ webhooks: page.items, meta: metaOf(page) });
+    return listed('webhooks', await webhooks.list(app.db, req.member.accountId, parse(PageQuery, req.query)));
   });
 
   app.post('/webhooks', manage, async (req, reply) => {
-    const input = parse(webhooks.NewWebhook, req.body);
+    const input = jsonBody(req.body);
     const created = await webhooks.create(app.db, req.member.accountId, input, app.config);
     return reply.code(201).send(ok(created, 'Copy the signing secret now: the dashboard shows it only once'));
   });
@@ -35,19 +33,20 @@ export async function webhookRoutes(app: FastifyInstance) {
   });
 
   app.put('/webhooks/:id', manage, async (req) => {
-    const input = parse(webhooks.WebhookUpdate, req.body);
+    const input = jsonBody(req.body);
     return ok(await webhooks.update(app.db, req.member.accountId, id(req.params), input, app.config));
   });
 
   app.delete('/webhooks/:id', manage, async (req) => {
-    await webhooks.remove(app.db, req.member.accountId, id(req.params));
-    return ok({ deleted: true }, 'Webhook deleted');
+    const wid = id(req.params);
+    await webhooks.remove(app.db, req.member.accountId, wid);
+    return deleted(wid, 'Webhook');
   });
 
   app.get('/webhooks/:id/deliveries', async (req) => {
-    const query = parse(webhooks.DeliveriesQuery, req.query);
+    const query = req.query;
     const page = await webhooks.deliveries(app.db, req.member.accountId, id(req.params), query);
-    return ok({ deliveries: page.items, meta: metaOf(page) });
+    return listed('deliveries', page);
   });
 
   app.post('/webhooks/:id/test', manage, async (req) =>

@@ -75,7 +75,7 @@ const createAutomation = defineTool({
     '{type:"campaign_opened", campaign_id?}, {type:"link_clicked", campaign_id?, url?} (opens/clicks of campaign emails only), {type:"date_anniversary", field} (a date custom field; ' +
     'runs on its month and day each year). Steps: {type:"delay", amount, unit: minutes|hours|days}, ' +
     '{type:"send_email", subject, content_html, from_name?, from_email?} (Liquid such as {{ subscriber.first_name }}; an unsubscribe link ' +
-    'is added when missing), {type:"add_to_group"|"remove_from_group", group_id}, {type:"update_field", field, value} (first_name, last_name, ' +
+    'is added when missing; instead of content_html give content_format "html"|"mjml"|"blocks" and content_source, rendered on save), {type:"add_to_group"|"remove_from_group", group_id}, {type:"update_field", field, value} (first_name, last_name, ' +
     'phone or a custom field key), {type:"condition", filter (a segment rule tree), then: [steps], else: [steps]}. ' +
     'Example welcome series: trigger {type:"joined_group", group_id}, steps [send_email, {type:"delay", amount:2, unit:"days"}, send_email]. ' +
     "Only events after creation start runs; an unsubscribed or bounced subscriber's run stops before its next email.",

@@ -2,8 +2,12 @@
 // /api/v1/external/campaigns, so the state rules and error texts ("Only draft campaigns can be updated",
 // "Campaign is already scheduled") are the domain's.
 import { z } from 'zod';
+import * as abTests from '../../../domain/campaigns/abTests.ts';
 import * as campaigns from '../../../domain/campaigns/campaigns.ts';
+import * as resends from '../../../domain/campaigns/resends.ts';
+import * as sendChecks from '../../../domain/campaigns/checks.ts';
 import { RECIPIENT_FILTERS } from '../../../domain/campaigns/stats.ts';
+import { starters } from '../../../domain/content/starters.ts';
 import { listResult, PageArgs } from '../pagination.ts';
 import * as out from '../outputs.ts';
 import { defineTool, type Tool } from '../tool.ts';
@@ -25,9 +29,27 @@ const Editable = {
       '{{ unsubscribe_url }}. An unsubscribe footer is appended when the body has no {{ unsubscribe_url }}.',
   ),
   content_text: F.content_text.describe('Plain-text body (Liquid allowed); derived from content_html when omitted.'),
+  content_format: F.content_format.describe(
+    'What content_source is: "html", "mjml" or "blocks" (a block document, rendered to content_html on save). ' +
+      'Give content_format and content_source instead of content_html.',
+  ),
+  content_source: F.content_source.describe(
+    'The source in content_format. For "blocks": the document {"version":1,"style":{...},"blocks":[{"id","type",...}]} ' +
+      '(as an object or JSON text); block types heading, text, image, button, columns, divider, spacer, social, html, footer. ' +
+      'See docs/campaigns.md.',
+  ),
   group_ids: F.group_ids.describe('Groups whose active members receive the campaign (UUIDs from list_groups).'),
   segment_ids: F.segment_ids.describe(
     'Segments whose active members receive the campaign (UUIDs from list_segments). Overlaps are sent once.',
+  ),
+  ab_test: F.ab_test.describe(
+    'A/B test: {variants: 2-5 of {subject?, preview_text?, from_name?, content_format?, content_source?} (fields left out ' +
+      'are the campaign\'s), test_percent (share of the audience split evenly among the variants), winner_by ("opens": human ' +
+      'opens only, "clicks", or "manual"), wait_hours (1-168)}. After the wait the winner goes to the rest. null removes the test.',
+  ),
+  track_opens: F.track_opens.describe("Count opens with a pixel; a new campaign takes the account's tracking setting."),
+  track_clicks: F.track_clicks.describe(
+    "Count clicks through tracked links; a new campaign takes the account's tracking setting.",
   ),
 };
 
@@ -36,14 +58,21 @@ const getCampaign = defineTool({
   title: 'Get a campaign',
   scope: 'campaigns:read',
   description:
-    'Get one campaign with its content, audience (group_ids, segment_ids), status (draft, scheduled, sending, sent, cancelled), ' +
+    'Get one campaign with its content, audience (group_ids, segment_ids), status (draft, scheduled, sending, paused, sent, cancelled), ' +
     'scheduled_at/started_at/finished_at and stats {recipients, sent, failed, opens, unique_opens, clicks, unique_clicks, unsubscribes, ' +
-    'bounces, complaints, skipped, interrupted, pending}. Fails with "Campaign not found" for an unknown campaign_id.',
+    'bounces, complaints, skipped, interrupted, pending}; with an A/B test, ab_test {variants[i].stats {sent, human_opens, clicks, ' +
+    'unsubscribes, bounces}, winner (index or null), confidence}; and checks {ok, checks: [{id, level, ok, message}]}: what the ' +
+    'campaign passes and fails before it can be sent (sending domain, DMARC, postal address, unsubscribe link, links, size, ' +
+    'subject, preview text, text part); a failed check of level "block" makes schedule_campaign fail. ' +
+    'Fails with "Campaign not found" for an unknown campaign_id.',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  output: out.single(out.Campaign),
+  output: out.single(out.CampaignWithChecks),
   input: z.object({ campaign_id: CampaignId }),
   async run(ctx, a) {
-    return { data: await campaigns.get(ctx.db, ctx.key.accountId, a.campaign_id) };
+    const campaign = await campaigns.get(ctx.db, ctx.key.accountId, a.campaign_id);
+    return {
+      data: { ...campaign, checks: await sendChecks.ofCampaign(ctx.db, ctx.config, ctx.key.accountId, campaign.id) },
+    };
   },
 });
 
@@ -104,8 +133,32 @@ const createCampaign = defineTool({
   input: z.object({
     name: campaigns.Name.describe('Internal name of the campaign (not shown to recipients).'),
     ...Editable,
+    template_id: z
+      .guid('template_id must be a UUID')
+      .optional()
+      .describe(
+        'Start the content from a block template (content_format "blocks"), unless content is given. Starters: ' +
+          starters()
+            .map((s) => `${s.name} ${s.id}`)
+            .join(', ') +
+          '; or a template the account saved (its id from GET /api/v1/external/templates).',
+      ),
+    resend_of: z
+      .guid('resend_of must be a UUID')
+      .optional()
+      .describe(
+        'A sent campaign to resend to who did not open it (human opens only): the draft copies its content; name and subject ' +
+          'may be given, other fields are ignored.',
+      ),
   }),
-  async run(ctx, a) {
+  async run(ctx, { resend_of, ...a }) {
+    if (resend_of)
+      return {
+        data: await resends.resend(ctx.db, ctx.key.accountId, resend_of, {
+          name: a.name,
+          subject: a.subject ?? undefined,
+        }),
+      };
     return { data: await campaigns.create(ctx.db, ctx.key.accountId, a) };
   },
 });
@@ -124,8 +177,17 @@ const updateCampaign = defineTool({
     campaign_id: CampaignId,
     name: campaigns.Name.optional().describe('New internal name.'),
     ...Editable,
+    ab_winner: abTests.WinnerInput.shape.variant
+      .optional()
+      .describe(
+        'Pick the winning variant (index) of a sending A/B test by hand: the rest get it at once. Other fields are then ignored.',
+      ),
   }),
-  async run(ctx, { campaign_id, ...changes }) {
+  async run(ctx, { campaign_id, ab_winner, ...changes }) {
+    if (ab_winner !== undefined) {
+      await abTests.pickWinner(ctx.db, ctx.key.accountId, campaign_id, { variant: ab_winner });
+      return { data: await campaigns.get(ctx.db, ctx.key.accountId, campaign_id) };
+    }
     return { data: await campaigns.update(ctx.db, ctx.key.accountId, campaign_id, changes) };
   },
 });
@@ -154,7 +216,9 @@ const scheduleCampaign = defineTool({
     'Send a draft campaign now (delivery "instant": status becomes sending) or at a future time (delivery "scheduled" with scheduled_at, ' +
     'ISO 8601 with a UTC offset such as 2026-12-01T09:00:00+01:00). Requires subject, content_html and at least one group or segment. ' +
     'The audience (active members, each once, minus suppressed addresses) is fixed when sending starts. A campaign that is already ' +
-    'scheduled fails with "Campaign is already scheduled"; cancel_campaign first to change it.',
+    'scheduled fails with "Campaign is already scheduled"; cancel_campaign first to change it. A campaign that fails a blocking ' +
+    'check before sending (get_campaign shows them) fails with "Campaign failed the checks before sending: <ids>" and data.checks, ' +
+    'the failed checks with what to do about each.',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   output: out.single(out.Campaign),
   input: z.object({
@@ -164,6 +228,14 @@ const scheduleCampaign = defineTool({
     ),
     scheduled_at: campaigns.ScheduleInput.shape.scheduled_at.describe(
       'Required for "scheduled": a future ISO 8601 date-time with offset.',
+    ),
+    local_time: campaigns.ScheduleInput.shape.local_time.describe(
+      'For "local_time": the hour HH:MM at which each subscriber gets it in their time zone (else the account\'s). ' +
+        'Not available for a campaign with an A/B test.',
+    ),
+    date: campaigns.ScheduleInput.shape.date.describe('For "local_time": the date YYYY-MM-DD.'),
+    local_time_passed: campaigns.ScheduleInput.shape.local_time_passed.describe(
+      'For "local_time": "send" (default) sends at once to whom that hour has passed, "skip" leaves them out.',
     ),
   }),
   async run(ctx, { campaign_id, ...s }) {
@@ -177,11 +249,20 @@ const cancelCampaign = defineTool({
   scope: 'campaigns:write',
   description:
     'Cancel a scheduled campaign (it returns to draft and can be edited and scheduled again) or stop one that is sending (status ' +
-    'cancelled; recipients not yet sent to never get it, the batch in flight completes). Other states fail with a tool error.',
+    'cancelled; recipients not yet sent to never get it, the batch in flight completes). Other states fail with a tool error. ' +
+    'action "pause" pauses a sending campaign instead (status paused; nothing new goes out), "resume" continues a paused one.',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   output: out.single(out.Campaign),
-  input: z.object({ campaign_id: CampaignId }),
+  input: z.object({
+    campaign_id: CampaignId,
+    action: z
+      .enum(['cancel', 'pause', 'resume'], { error: 'action must be one of: cancel, pause, resume' })
+      .optional()
+      .describe('"cancel" (the default), "pause" or "resume".'),
+  }),
   async run(ctx, a) {
+    if (a.action === 'pause') return { data: await campaigns.pause(ctx.db, ctx.key.accountId, a.campaign_id) };
+    if (a.action === 'resume') return { data: await campaigns.resume(ctx.db, ctx.key.accountId, a.campaign_id) };
     return { data: await campaigns.cancel(ctx.db, ctx.key.accountId, a.campaign_id) };
   },
 });
