@@ -1,29 +1,37 @@
 // The dashboard shell: who is signed in (the `me` query) decides between the sign-in/setup screens and
 // the pages; the pages sit beside a navigation bar and are picked by React Router from the path.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
-import { api, ApiError, onSignedOut, type Me } from './api.ts';
+import { ApiError, onSignedOut } from './api/client.ts';
+import { getMe, sessionKeys, signOut as endSession, switchAccount, type Me } from './api/session.ts';
 import { Alert, Loading } from './ui.tsx';
-import { SignIn } from './pages/SignIn.tsx';
-import { Overview } from './pages/Overview.tsx';
-import { Keys } from './pages/Keys.tsx';
-import { Imports, ImportView } from './pages/Imports.tsx';
-import { Subscribers } from './pages/Subscribers.tsx';
-import { Groups } from './pages/Groups.tsx';
-import { SubscriberView } from './pages/SubscriberView.tsx';
-import { Outbox, OutboxMessage } from './pages/Outbox.tsx';
-import { Settings } from './pages/Settings.tsx';
-import { Suppressions } from './pages/Suppressions.tsx';
-import { Segments } from './pages/Segments.tsx';
+import { SignInPage } from './pages/session/SignInPage.tsx';
+import { InvitationPage } from './pages/session/InvitationPage.tsx';
+import { ResetPasswordPage } from './pages/session/ResetPasswordPage.tsx';
+import { SecurityPage } from './pages/account/SecurityPage.tsx';
+import { OverviewPage } from './pages/overview/OverviewPage.tsx';
+import { KeysPage } from './pages/keys/KeysPage.tsx';
+import { ImportsPage } from './pages/imports/ImportsPage.tsx';
+import { ImportPage } from './pages/imports/ImportPage.tsx';
+import { SubscribersPage } from './pages/subscribers/SubscribersPage.tsx';
+import { GroupsPage } from './pages/groups/GroupsPage.tsx';
+import { SubscriberPage } from './pages/subscribers/SubscriberPage.tsx';
+import { OutboxPage } from './pages/outbox/OutboxPage.tsx';
+import { MessagePage } from './pages/outbox/MessagePage.tsx';
+import { SettingsPage } from './pages/settings/SettingsPage.tsx';
+import { SuppressionsPage } from './pages/suppressions/SuppressionsPage.tsx';
+import { SegmentsPage } from './pages/segments/SegmentsPage.tsx';
 import { SegmentPage } from './pages/segments/SegmentPage.tsx';
-import { Forms } from './pages/Forms.tsx';
-import { FormView } from './pages/forms/FormView.tsx';
-import { Webhooks, WebhookView } from './pages/Webhooks.tsx';
-import { Campaigns } from './pages/campaigns/Campaigns.tsx';
+import { FormsPage } from './pages/forms/FormsPage.tsx';
+import { FormPage } from './pages/forms/FormPage.tsx';
+import { WebhooksPage } from './pages/webhooks/WebhooksPage.tsx';
+import { WebhookPage } from './pages/webhooks/WebhookPage.tsx';
+import { CampaignsPage } from './pages/campaigns/CampaignsPage.tsx';
 import { CampaignPage } from './pages/campaigns/CampaignPage.tsx';
-import { Automations } from './pages/automations/Automations.tsx';
+import { AutomationsPage } from './pages/automations/AutomationsPage.tsx';
 import { AutomationPage } from './pages/automations/AutomationPage.tsx';
+import { PageHeader } from './lib/PageHeader.tsx';
 
 const NAV = [
   ['/', 'Overview'],
@@ -43,10 +51,12 @@ const NAV = [
 
 export function App() {
   const client = useQueryClient();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
   const me = useQuery({
-    queryKey: ['me'],
+    queryKey: sessionKeys.me,
     queryFn: () =>
-      api.get<Me>('/me').catch((e: unknown) => {
+      getMe().catch((e: unknown) => {
         if (e instanceof ApiError && e.status === 401) return null;
         throw e;
       }),
@@ -58,6 +68,13 @@ export function App() {
     return () => void onSignedOut.delete(out);
   }, [client]);
 
+  const signedIn = async () => {
+    navigate('/', { replace: true });
+    await client.invalidateQueries({ queryKey: sessionKeys.me });
+  };
+  // the pages mailed links open, signed in or not: the token in their fragment is what they act on
+  if (pathname === '/app/invitation') return <InvitationPage onSignedIn={signedIn} />;
+  if (pathname === '/app/reset-password') return <ResetPasswordPage />;
   if (me.error)
     return (
       <main className="center">
@@ -70,13 +87,13 @@ export function App() {
         <Loading />
       </main>
     );
-  if (me.data === null) return <SignIn onSignedIn={() => client.invalidateQueries({ queryKey: ['me'] })} />;
+  if (me.data === null) return <SignInPage onSignedIn={() => client.invalidateQueries({ queryKey: sessionKeys.me })} />;
   return <Shell me={me.data} />;
 }
 
 /** The session ended: nothing cached belongs to anyone any more, and `me` (kept, so App sees it) is nobody. */
 function signedOut(client: QueryClient) {
-  client.removeQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
+  client.removeQueries({ predicate: (q) => q.queryKey[0] !== sessionKeys.me[0] });
   client.setQueryData(['me'], null);
 }
 
@@ -92,12 +109,12 @@ function Shell({ me }: { me: Me }) {
     await client.resetQueries();
   };
   const signOut = async () => {
-    await api.del('/session').catch(() => {});
+    await endSession().catch(() => {});
     signedOut(client);
     navigate('/', { replace: true });
   };
   const switchTo = async (accountId: string) => {
-    await api.put('/session/account', { account_id: accountId });
+    await switchAccount(accountId);
     await restart();
   };
   useEffect(() => {
@@ -109,6 +126,11 @@ function Shell({ me }: { me: Me }) {
     window.scrollTo(0, 0);
   }, [pathname, me.account.name]);
 
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [pathname]);
+  const currentPage = NAV.find(([href]) =>
+    href === '/' ? pathname === '/' || pathname === '/app' : pathname.startsWith(href),
+  );
   const canEdit = me.permissions.includes('edit');
   const canManage = me.permissions.includes('manage');
   return (
@@ -138,16 +160,27 @@ function Shell({ me }: { me: Me }) {
           ) : (
             <span className="account-name">{me.account.name}</span>
           )}
-          <span className="muted" title={me.user.idp_user_id}>
+          <Link to="/app/account" className="muted" title={`Your sign-in and sessions (${me.user.idp_user_id})`}>
             {me.user.name ?? me.user.email} · {me.role}
-          </span>
+          </Link>
           <button type="button" className="secondary small" onClick={signOut}>
             Sign out
           </button>
         </div>
       </header>
       <nav className="sidebar" aria-label="Main">
-        <ul>
+        {/* on a phone the links fold under one button, so the page starts on the first screen */}
+        <button
+          type="button"
+          className="menu-toggle secondary"
+          aria-expanded={menuOpen}
+          aria-controls="main-links"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span aria-hidden="true">☰</span> Menu
+          {currentPage && <span className="muted"> · {currentPage[1]}</span>}
+        </button>
+        <ul id="main-links" className={menuOpen ? 'open' : undefined}>
           {NAV.map(([href, label]) => {
             const current = href === '/' ? pathname === '/' || pathname === '/app' : pathname.startsWith(href);
             return (
@@ -161,51 +194,62 @@ function Shell({ me }: { me: Me }) {
         </ul>
       </nav>
       <main id="content" className="content" tabIndex={-1} ref={main}>
+        {me.links_private && (
+          <Alert kind="warning">
+            Links in mail (unsubscribe, tracking, confirmation) point at a private address that recipients cannot reach.
+            Set PUBLIC_URL to the https:// address this instance is reached at.
+          </Alert>
+        )}
         <Routes>
-          <Route path="/" element={<Overview me={me} />} />
-          <Route path="/app" element={<Overview me={me} />} />
-          <Route path="/app/campaigns" element={<Campaigns canEdit={canEdit} />} />
+          <Route path="/" element={<OverviewPage me={me} />} />
+          <Route path="/app" element={<OverviewPage me={me} />} />
+          <Route path="/app/campaigns" element={<CampaignsPage canEdit={canEdit} />} />
           <Route path="/app/campaigns/new" element={<CampaignPage canEdit={canEdit} />} />
           <Route
             path="/app/campaigns/:id"
             element={<WithId>{(id) => <CampaignPage id={id} canEdit={canEdit} />}</WithId>}
           />
-          <Route path="/app/automations" element={<Automations canEdit={canEdit} />} />
+          <Route path="/app/automations" element={<AutomationsPage canEdit={canEdit} />} />
           <Route path="/app/automations/new" element={<AutomationPage canEdit={canEdit} />} />
           <Route
             path="/app/automations/:id"
             element={<WithId>{(id) => <AutomationPage id={id} canEdit={canEdit} />}</WithId>}
           />
-          <Route path="/app/keys" element={<Keys canManage={canManage} />} />
-          <Route path="/app/webhooks" element={<Webhooks canManage={canManage} />} />
+          <Route path="/app/keys" element={<KeysPage canManage={canManage} />} />
+          <Route path="/app/webhooks" element={<WebhooksPage canManage={canManage} />} />
           <Route
             path="/app/webhooks/:id"
-            element={<WithId>{(id) => <WebhookView id={id} canManage={canManage} />}</WithId>}
+            element={<WithId>{(id) => <WebhookPage id={id} canManage={canManage} />}</WithId>}
           />
-          <Route path="/app/imports" element={<Imports canEdit={canEdit} />} />
-          <Route path="/app/imports/:id" element={<WithId>{(id) => <ImportView id={id} />}</WithId>} />
-          <Route path="/app/subscribers" element={<Subscribers canEdit={canEdit} />} />
+          <Route path="/app/imports" element={<ImportsPage canEdit={canEdit} />} />
+          <Route path="/app/imports/:id" element={<WithId>{(id) => <ImportPage id={id} />}</WithId>} />
+          <Route path="/app/subscribers" element={<SubscribersPage canEdit={canEdit} />} />
           <Route
             path="/app/subscribers/:id"
-            element={<WithId>{(id) => <SubscriberView id={id} canEdit={canEdit} />}</WithId>}
+            element={<WithId>{(id) => <SubscriberPage id={id} canEdit={canEdit} />}</WithId>}
           />
-          <Route path="/app/groups" element={<Groups canEdit={canEdit} />} />
-          <Route path="/app/suppressions" element={<Suppressions canEdit={canEdit} />} />
-          <Route path="/app/segments" element={<Segments canEdit={canEdit} />} />
+          <Route path="/app/groups" element={<GroupsPage canEdit={canEdit} />} />
+          <Route path="/app/suppressions" element={<SuppressionsPage canEdit={canEdit} />} />
+          <Route path="/app/segments" element={<SegmentsPage canEdit={canEdit} />} />
           <Route
             path="/app/segments/:id"
             element={<WithId>{(id) => <SegmentPage id={id} canEdit={canEdit} />}</WithId>}
           />
-          <Route path="/app/forms" element={<Forms canEdit={canEdit} />} />
-          <Route path="/app/forms/:id" element={<WithId>{(id) => <FormView id={id} canEdit={canEdit} />}</WithId>} />
-          <Route path="/app/outbox" element={<Outbox />} />
-          <Route path="/app/outbox/:id" element={<WithId>{(id) => <OutboxMessage id={id} />}</WithId>} />
+          <Route path="/app/forms" element={<FormsPage canEdit={canEdit} />} />
+          <Route path="/app/forms/:id" element={<WithId>{(id) => <FormPage id={id} canEdit={canEdit} />}</WithId>} />
+          <Route path="/app/outbox" element={<OutboxPage />} />
+          <Route path="/app/outbox/:id" element={<WithId>{(id) => <MessagePage id={id} />}</WithId>} />
           <Route
             path="/app/settings"
             element={
-              <Settings me={me} canManage={canManage} onSaved={() => client.invalidateQueries({ queryKey: ['me'] })} />
+              <SettingsPage
+                me={me}
+                canManage={canManage}
+                onSaved={() => client.invalidateQueries({ queryKey: sessionKeys.me })}
+              />
             }
           />
+          <Route path="/app/account" element={<SecurityPage me={me} />} />
           <Route path="*" element={<NotFound />} />
         </Routes>
       </main>
@@ -222,7 +266,7 @@ function WithId({ children }: { children: (id: string) => ReactNode }) {
 function NotFound() {
   return (
     <section>
-      <h1>Page not found</h1>
+      <PageHeader title="Page not found" />
       <p>
         <Link to="/">Back to the overview</Link>
       </p>

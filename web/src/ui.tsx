@@ -1,7 +1,7 @@
 // Small shared pieces of the dashboard's pages: form fields with their errors, status messages, badges,
 // dates and rates. Plain elements, labelled for screen readers. Tables are lib/table.tsx.
 import { useState, type ReactNode } from 'react';
-import { ApiError } from './api.ts';
+import { ApiError } from './api/client.ts';
 
 // Each submit or submit-button press is a new attempt (counted before the page's own handlers run); a field
 // edited since the last one hides its old message.
@@ -127,6 +127,23 @@ export function Badge({
 }
 
 /** 0.1234 → "12.3 %"; null → "—". */
+/** A bar filled to `value` percent (0–100), read out by screen readers as a meter with its label. */
+export function Meter({ value, label }: { value: number; label: string }) {
+  const v = Math.max(0, Math.min(100, value));
+  return (
+    <div
+      className="meter"
+      role="meter"
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={Math.round(v)}
+      aria-label={label}
+    >
+      <span style={{ width: `${v}%` }} />
+    </div>
+  );
+}
+
 export function percent(rate: number | null | undefined): string {
   if (rate === null || rate === undefined) return '—';
   return `${(rate * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`;

@@ -2,14 +2,8 @@
 // Loaded on demand, so only the campaign editor carries it.
 import { lazy, Suspense } from 'react';
 
-export interface CodeEditorProps {
-  id: string;
-  value: string;
-  onChange: (value: string) => void;
-  describedBy?: string;
-  invalid?: boolean;
-  label: string;
-}
+// the props are declared with the part that draws them, so the two files import one way
+import type { CodeEditorProps } from './codemirror.tsx';
 
 const Editor = lazy(() => import('./codemirror.tsx'));
 

@@ -2,18 +2,8 @@
 // carry it. The numbers are also given as a table for screen readers and for anyone who prefers them.
 import { lazy, Suspense } from 'react';
 
-export interface Series {
-  label: string;
-  values: number[];
-  color: string;
-}
-export interface ChartProps {
-  title: string;
-  /** seconds since the epoch, one per point */
-  times: number[];
-  series: Series[];
-  height?: number;
-}
+// the props are declared with the part that draws them, so the two files import one way
+import type { ChartProps } from './uplotChart.tsx';
 
 const Plot = lazy(() => import('./uplotChart.tsx'));
 

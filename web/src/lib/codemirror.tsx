@@ -4,7 +4,15 @@ import { liquid } from '@codemirror/lang-liquid';
 import { html } from '@codemirror/lang-html';
 import { EditorView, basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'react';
-import type { CodeEditorProps } from './CodeEditor.tsx';
+
+export interface CodeEditorProps {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  describedBy?: string;
+  invalid?: boolean;
+  label: string;
+}
 
 export default function CodeMirrorEditor({ id, value, onChange, describedBy, invalid, label }: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);

@@ -1,7 +1,7 @@
 // Server state for every page: one QueryClient. A 4xx will not change by asking again, so only network
 // failures and 5xx are retried; lists stay fresh for a few seconds so moving between pages does not flash.
 import { QueryClient } from '@tanstack/react-query';
-import { ApiError } from '../api.ts';
+import { ApiError } from '../api/client.ts';
 
 export const queryClient = new QueryClient({
   defaultOptions: {

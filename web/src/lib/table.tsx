@@ -9,6 +9,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useState, type ReactNode } from 'react';
+import type { Pagination } from '../api/client.ts';
 import { Alert, Loading } from '../ui.tsx';
 
 export type { ColumnDef };
@@ -28,6 +29,11 @@ export interface Paging {
   page: number;
   lastPage: number;
   onPage: (page: number) => void;
+}
+
+/** A list answer's pagination as the pager wants it; none while the list loads. */
+export function pagingOf(p: Pagination | undefined, onPage: (page: number) => void): Paging | undefined {
+  return p && { page: p.current_page, lastPage: p.total_pages, onPage };
 }
 
 export function DataTable<T>({
@@ -126,9 +132,4 @@ function Pager({ page, lastPage, onPage }: Paging) {
       </button>
     </nav>
   );
-}
-
-/** Pages of a list whose answer gives a total and a page size. */
-export function lastPageOf(total: number, perPage: number): number {
-  return Math.max(1, Math.ceil(total / Math.max(1, perPage)));
 }

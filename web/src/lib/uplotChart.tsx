@@ -3,9 +3,23 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { ChartProps } from './LineChart.tsx';
 
-export default function UplotChart({ times, series, height = 220 }: ChartProps) {
+export interface Series {
+  label: string;
+  values: number[];
+  color: string;
+}
+export interface ChartProps {
+  title: string;
+  /** seconds since the epoch, one per point */
+  times: number[];
+  series: Series[];
+  height?: number;
+  /** counts: the y axis starts at 0 (uPlot otherwise fits it to the data, so 40 and 42 looked far apart) */
+  fromZero?: boolean;
+}
+
+export default function UplotChart({ times, series, height = 220, fromZero }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current!;
@@ -20,7 +34,12 @@ export default function UplotChart({ times, series, height = 220 }: ChartProps) 
         axes: [{}, { size: 50 }],
         // a few points would otherwise stretch over years (uPlot guesses a range around a single x): show at
         // least a day around them, computed from the data itself
-        scales: { x: { time: true, range: () => dayAround(times) } },
+        scales: {
+          x: { time: true, range: () => dayAround(times) },
+          ...(fromZero && {
+            y: { range: (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, Math.max(1, max * 1.1)] },
+          }),
+        },
         legend: { show: true },
       },
       [times, ...series.map((s) => s.values)],

@@ -4,9 +4,9 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { api, qs } from '../../api.ts';
-import { DataTable, lastPageOf, type ColumnDef } from '../../lib/table.tsx';
-import { Badge, formatDate } from '../../ui.tsx';
+import { automationKeys, listRuns, stepEmails } from '../../api/automations.ts';
+import { DataTable, type ColumnDef, pagingOf } from '../../lib/table.tsx';
+import { Badge, formatDate, plural } from '../../ui.tsx';
 import {
   automationKey,
   RUN_TONE,
@@ -89,16 +89,13 @@ export function Activity({ automation }: { automation: Automation }) {
   // the counters above were read with the builder: read them again with the activity
   useEffect(() => void client.invalidateQueries({ queryKey: automationKey(automation.id) }), [client, automation.id]);
   const emails = useQuery({
-    queryKey: ['automations', 'emails', automation.id],
-    queryFn: () => api.get<{ steps: StepEmails[] }>(`/automations/${automation.id}/emails`),
+    queryKey: automationKeys.emails(automation.id),
+    queryFn: () => stepEmails(automation.id),
     refetchInterval: live ? 3000 : false,
   });
   const runs = useQuery({
-    queryKey: ['automations', 'runs', automation.id, status, page],
-    queryFn: () =>
-      api.get<{ runs: Run[]; page: number; per_page: number; total: number }>(
-        `/automations/${automation.id}/activity${qs({ status, page, per_page: PER_PAGE })}`,
-      ),
+    queryKey: automationKeys.runs(automation.id, status, page),
+    queryFn: () => listRuns(automation.id, { status, page, per_page: PER_PAGE }),
     refetchInterval: (q) => (live || q.state.data?.runs.some((r) => r.status === 'active') ? 3000 : false),
   });
   return (
@@ -136,7 +133,7 @@ export function Activity({ automation }: { automation: Automation }) {
           </label>
           {runs.data && (
             <span className="muted" aria-live="polite">
-              {runs.data.total.toLocaleString()} {runs.data.total === 1 ? 'run' : 'runs'}
+              {plural(runs.data.pagination.total_count, 'run')}
             </span>
           )}
         </div>
@@ -154,7 +151,7 @@ export function Activity({ automation }: { automation: Automation }) {
           }
           rowKey={(r) => r.id}
           rowProps={(r) => ({ 'data-status': r.status })}
-          paging={runs.data && { page, lastPage: lastPageOf(runs.data.total, runs.data.per_page), onPage: setPage }}
+          paging={pagingOf(runs.data?.pagination, setPage)}
         />
       </section>
     </>

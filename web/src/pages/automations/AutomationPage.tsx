@@ -2,11 +2,13 @@
 // two views, the builder ("Workflow") and what it did ("Activity"), picked in the address (?view=activity).
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api } from '../../api.ts';
+import { automationKeys, deleteAutomation, setAutomationEnabled } from '../../api/automations.ts';
+import { ConfirmButton } from '../../lib/Confirm.tsx';
 import { Alert, Badge, Loading, plural } from '../../ui.tsx';
 import { Activity } from './Activity.tsx';
 import { Builder } from './Builder.tsx';
 import { automationKey, useAutomation, type Automation } from './model.ts';
+import { PageHeader } from '../../lib/PageHeader.tsx';
 
 export function AutomationPage({ id, canEdit }: { id?: string; canEdit: boolean }) {
   const automation = useAutomation(id);
@@ -28,7 +30,7 @@ export function AutomationPage({ id, canEdit }: { id?: string; canEdit: boolean 
     return (
       <section>
         {back}
-        <h1>New automation</h1>
+        <PageHeader title="New automation" />
         {canEdit ? (
           <Builder canEdit />
         ) : (
@@ -69,54 +71,56 @@ function Header({ automation: a, canEdit }: { automation: Automation; canEdit: b
   const act = useMutation({
     mutationFn: async (what: 'enable' | 'disable' | 'delete') => {
       if (what === 'delete') {
-        await api.del(`/automations/${a.id}`);
+        await deleteAutomation(a.id);
         return undefined;
       }
-      return api.post<Automation>(`/automations/${a.id}/${what}`);
+      return setAutomationEnabled(a.id, what === 'enable');
     },
     onSuccess: async (result, what) => {
       if (result) client.setQueryData(automationKey(a.id), result);
-      await client.invalidateQueries({ queryKey: ['automations', 'list'] });
+      await client.invalidateQueries({ queryKey: automationKeys.lists });
       if (what === 'delete') navigate('/app/automations', { replace: true });
     },
   });
-  const turnOff = () => {
-    const runs = a.stats.active;
-    if (runs === 0 || confirm(`Turn “${a.name}” off? ${plural(runs, 'run')} in progress will be canceled.`))
-      act.mutate('disable');
-  };
   return (
     <>
-      <div className="title-row">
-        <h1>
-          {a.name} <Badge tone={a.enabled ? 'good' : 'neutral'}>{a.enabled ? 'on' : 'off'}</Badge>
-        </h1>
+      <PageHeader
+        title={
+          <>
+            {a.name} <Badge tone={a.enabled ? 'good' : 'neutral'}>{a.enabled ? 'on' : 'off'}</Badge>
+          </>
+        }
+      >
         {canEdit && (
           <div className="buttons">
             {a.enabled ? (
-              <button type="button" className="secondary" onClick={turnOff} disabled={act.isPending}>
-                Turn off
-              </button>
+              <ConfirmButton
+                label="Turn off"
+                name="Turn off"
+                question={`Turn “${a.name}” off? ${plural(a.stats.active, 'run')} in progress will be canceled.`}
+                yes="Turn off"
+                tone="secondary"
+                size="normal"
+                ask={a.stats.active > 0}
+                onConfirm={() => act.mutateAsync('disable')}
+              />
             ) : (
               <button type="button" onClick={() => act.mutate('enable')} disabled={act.isPending}>
                 Turn on
               </button>
             )}
-            <button
-              type="button"
-              className="danger-outline"
-              disabled={act.isPending}
-              onClick={() =>
-                confirm(`Delete “${a.name}” with its runs? Emails not yet sent by it will not be sent.`) &&
-                act.mutate('delete')
-              }
-            >
-              Delete
-            </button>
+            <ConfirmButton
+              label="Delete"
+              name={`Delete ${a.name}`}
+              question={`Delete “${a.name}” with its runs? Emails not yet sent by it will not be sent.`}
+              size="normal"
+              onConfirm={() => act.mutateAsync('delete')}
+            />
           </div>
         )}
-      </div>
-      <Alert error={act.error} />
+      </PageHeader>
+      {/* a turn-off's or a delete's failure is shown in its confirmation */}
+      <Alert error={act.variables === 'enable' ? act.error : undefined} />
       <dl className="counts automation-counts">
         {(
           [

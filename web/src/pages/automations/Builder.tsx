@@ -5,7 +5,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { api, ApiError, type Audience } from '../../api.ts';
+import { audienceKeys, getAudience } from '../../api/audience.ts';
+import { automationKeys, createAutomation, updateAutomation } from '../../api/automations.ts';
+import { ApiError } from '../../api/client.ts';
 import { Alert, Field } from '../../ui.tsx';
 import { useSettings } from '../campaigns/model.ts';
 import { Builder as BuilderContext, dropErrors, errorAt, type Errors } from './context.ts';
@@ -57,7 +59,7 @@ export function Builder({ automation, canEdit }: { automation?: Automation; canE
   const navigate = useNavigate();
   const client = useQueryClient();
   const settings = useSettings();
-  const audience = useQuery({ queryKey: ['audience'], queryFn: () => api.get<Audience>('/audience') });
+  const audience = useQuery({ queryKey: audienceKeys.all, queryFn: getAudience });
   const lists = usePickLists();
   const [draft, setDraft] = useState<Draft>(() => draftOf(automation));
   const [errors, setErrors] = useState<Errors>({});
@@ -69,12 +71,12 @@ export function Builder({ automation, canEdit }: { automation?: Automation; canE
   const save = useMutation({
     mutationFn: (d: Draft) => {
       const definition = { trigger: triggerOf(d.trigger), steps: stepsOf(d.steps, kindOf) };
-      if (!automation) return api.post<Automation>('/automations', { name: d.name, enabled: false, ...definition });
-      return api.put<Automation>(`/automations/${automation.id}`, { name: d.name, ...(!on && definition) });
+      if (!automation) return createAutomation({ name: d.name, enabled: false, ...definition });
+      return updateAutomation(automation.id, { name: d.name, ...(!on && definition) });
     },
     onSuccess: async (a) => {
       client.setQueryData(automationKey(a.id), a);
-      await client.invalidateQueries({ queryKey: ['automations', 'list'] });
+      await client.invalidateQueries({ queryKey: automationKeys.lists });
       setSaved(true);
       if (!automation) navigate(`/app/automations/${a.id}`, { replace: true });
     },

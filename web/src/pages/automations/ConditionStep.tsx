@@ -1,13 +1,11 @@
 // A condition step: subscribers matching all / any of some rules (the segment rules: fields, operators and
 // groups from /app/api/audience) go on with the "then" steps, the others with the "else" steps; each
-// branch is a step list of its own. A filter with nested rule groups, made through the API, is kept as it
-// is and shown read-only.
-import type { Audience } from '../../api.ts';
+// branch is a step list of its own, which StepList shows under this card's rules. A filter with nested
+// rule groups, made through the API, is kept as it is and shown read-only.
+import type { Audience } from '../../api/audience.ts';
 import { inputTypeFor, OP_LABELS, takesList, takesNoValue } from '../segments/rules.ts';
-import { errorAt, useBuilder } from './context.ts';
+import { errorAt, useBuilder, type StepProps } from './context.ts';
 import type { Match, RuleDraft, StepDraft } from './model.ts';
-import { StepList } from './StepList.tsx';
-import type { StepProps } from './StepFields.tsx';
 
 type ConditionDraft = Extract<StepDraft, { type: 'condition' }>;
 
@@ -123,26 +121,6 @@ export function ConditionStep({ step, path, name, onChange }: StepProps<Conditio
           {m}
         </p>
       ))}
-      <div className="branches">
-        <div className="branch branch-then">
-          <h4>Then (they match)</h4>
-          <StepList
-            steps={step.then}
-            path={`${path}.then`}
-            label={`Then of ${name}`}
-            onChange={(then) => onChange({ ...step, then })}
-          />
-        </div>
-        <div className="branch branch-else">
-          <h4>Else (they don’t)</h4>
-          <StepList
-            steps={step.else}
-            path={`${path}.else`}
-            label={`Else of ${name}`}
-            onChange={(otherwise) => onChange({ ...step, else: otherwise })}
-          />
-        </div>
-      </div>
     </>
   );
 }

@@ -1,7 +1,7 @@
 // The settings of one step, by type: how long to wait, which group, which field and value. Sending an
 // email and conditions have their own files. Each field shows the server's message for its path.
 import { Field } from '../../ui.tsx';
-import { errorAt, fieldId, useBuilder } from './context.ts';
+import { errorAt, fieldId, useBuilder, useSetter, type StepProps } from './context.ts';
 import { ConditionStep } from './ConditionStep.tsx';
 import { EmailStep } from './EmailStep.tsx';
 import type { StepDraft, StepType, Unit } from './model.ts';
@@ -22,14 +22,6 @@ const CORE_FIELDS = [
   ['phone', 'Phone'],
 ] as const;
 
-export interface StepProps<S extends StepDraft = StepDraft> {
-  step: S;
-  path: string;
-  /** "Step 2 › Then 1": labels say which step they belong to */
-  name: string;
-  onChange: (next: StepDraft) => void;
-}
-
 export function StepBody(props: StepProps) {
   const { step } = props;
   switch (step.type) {
@@ -45,15 +37,6 @@ export function StepBody(props: StepProps) {
     case 'condition':
       return <ConditionStep {...props} step={step} />;
   }
-}
-
-/** Changes one field of a step and forgets the server's message about it. */
-export function useSetter<S extends StepDraft>({ step, path, onChange }: StepProps<S>) {
-  const { clear } = useBuilder();
-  return <K extends keyof S & string>(key: K, value: S[K]) => {
-    clear(`${path}.${key}`);
-    onChange({ ...step, [key]: value });
-  };
 }
 
 function DelayStep(props: StepProps<Extract<StepDraft, { type: 'delay' }>>) {

@@ -1,9 +1,10 @@
 // A list of steps, the automation's own or a condition's branch: each step in a card with its number,
 // Move up / Move down / Remove, and its settings; a step type to add at the end. A problem the server
-// found with a step that no field of its card shows is written at the bottom of the card.
+// found with a step that no field of its card shows is written at the bottom of the card. A condition's
+// card holds its two branches, each a step list again (here, so the recursion stays in one file).
 import { useState } from 'react';
 import { withoutKey } from '../../ui.tsx';
-import { useBuilder, type Errors } from './context.ts';
+import { useBuilder, type Errors, type StepProps } from './context.ts';
 import { blankStep, STEP_LABELS, STEP_TYPES, stepName, type StepDraft, type StepType } from './model.ts';
 import { StepBody, SHOWN_FIELDS } from './StepFields.tsx';
 
@@ -99,6 +100,14 @@ export function StepList({
                   name={name}
                   onChange={(next) => onChange(steps.map((x, j) => (j === i ? next : x)))}
                 />
+                {s.type === 'condition' && (
+                  <Branches
+                    step={s}
+                    path={p}
+                    name={name}
+                    onChange={(next) => onChange(steps.map((x, j) => (j === i ? next : x)))}
+                  />
+                )}
                 {problems.map((m) => (
                   <p className="field-error" key={m}>
                     {m}
@@ -131,6 +140,32 @@ export function StepList({
           </button>
         </div>
       )}
+    </div>
+  );
+}
+
+/** A condition's "then" and "else" steps, under its rules. */
+function Branches({ step, path, name, onChange }: StepProps<Extract<StepDraft, { type: 'condition' }>>) {
+  return (
+    <div className="branches">
+      <div className="branch branch-then">
+        <h4>Then (they match)</h4>
+        <StepList
+          steps={step.then}
+          path={`${path}.then`}
+          label={`Then of ${name}`}
+          onChange={(then) => onChange({ ...step, then })}
+        />
+      </div>
+      <div className="branch branch-else">
+        <h4>Else (they don’t)</h4>
+        <StepList
+          steps={step.else}
+          path={`${path}.else`}
+          label={`Else of ${name}`}
+          onChange={(otherwise) => onChange({ ...step, else: otherwise })}
+        />
+      </div>
     </div>
   );
 }

@@ -2,9 +2,9 @@
 // by path, as "steps.1.then.0.subject"), a way to drop them once their field changes, whether the
 // automation may be changed now, and the account's groups, fields and default sender.
 import { createContext, useContext } from 'react';
-import type { Audience } from '../../api.ts';
+import type { Audience } from '../../api/audience.ts';
 import { withoutKey } from '../../ui.tsx';
-import type { Sender } from './model.ts';
+import type { Sender, StepDraft } from './model.ts';
 
 export type Errors = Record<string, string[]>;
 
@@ -44,4 +44,21 @@ export function dropErrors(errors: Errors, prefix: string): Errors {
   const next = { ...errors };
   for (const k of keys) delete next[k];
   return next;
+}
+
+export interface StepProps<S extends StepDraft = StepDraft> {
+  step: S;
+  path: string;
+  /** "Step 2 › Then 1": labels say which step they belong to */
+  name: string;
+  onChange: (next: StepDraft) => void;
+}
+
+/** Changes one field of a step and forgets the server's message about it. */
+export function useSetter<S extends StepDraft>({ step, path, onChange }: StepProps<S>) {
+  const { clear } = useBuilder();
+  return <K extends keyof S & string>(key: K, value: S[K]) => {
+    clear(`${path}.${key}`);
+    onChange({ ...step, [key]: value });
+  };
 }

@@ -1,73 +1,42 @@
-// Automation wire shapes of /app/api/automations… (docs/dashboard-api.md), the builder's draft of a
+// The automation pages' model: the wire shapes (declared in api/automations.ts), the builder's draft of a
 // trigger and a step tree (strings while typing, a key per step for React), the conversions between
 // them, and the words the pages use for triggers, steps and paths.
 import { useQuery } from '@tanstack/react-query';
-import { api, type Engagement } from '../../api.ts';
+import { emptyDocument, writeDocument } from '../../editor/document.ts';
+import {
+  automationKeys,
+  getAutomation,
+  type Automation,
+  type Filter,
+  type Match,
+  type RunStatus,
+  type StepType,
+  type Trigger,
+  type TriggerType,
+  type Unit,
+  type Step,
+} from '../../api/automations.ts';
+import { campaignKeys, everyCampaign } from '../../api/campaigns.ts';
+import { everyForm, formKeys } from '../../api/forms.ts';
+import { everyGroup, groupKeys } from '../../api/groups.ts';
 import { toRule, type RuleDraft, type WireRule as Rule } from '../segments/rules.ts';
 
-export type Unit = 'minutes' | 'hours' | 'days';
-export type Match = 'all' | 'any';
-export type RunStatus = 'active' | 'completed' | 'canceled' | 'failed';
-
-export type Trigger =
-  | { type: 'subscriber_created'; source?: string }
-  | { type: 'joined_group'; group_id: string }
-  | { type: 'form_submitted'; form_id: string }
-  | { type: 'campaign_opened'; campaign_id?: string }
-  | { type: 'link_clicked'; campaign_id?: string; url?: string }
-  | { type: 'date_anniversary'; field: string };
-export type TriggerType = Trigger['type'];
-
-/** A condition's rules are segment rules: the same drafts, wire shape and operators. */
-export type { RuleDraft, WireRule as Rule } from '../segments/rules.ts';
-export interface Filter {
-  match: Match;
-  rules: (Rule | Filter)[];
-}
-
-export type Step =
-  | { type: 'delay'; amount: number; unit: Unit }
-  | { type: 'send_email'; subject: string; content_html: string; from_name?: string; from_email?: string }
-  | { type: 'add_to_group' | 'remove_from_group'; group_id: string }
-  | { type: 'update_field'; field: string; value: string | number | boolean | null }
-  | { type: 'condition'; filter: Filter; then: Step[]; else: Step[] };
-export type StepType = Step['type'];
-
-export interface Stats extends Engagement {
-  started: number;
-  active: number;
-  completed: number;
-  canceled: number;
-  failed: number;
-  emails_sent: number;
-}
-export interface Automation {
-  id: string;
-  name: string;
-  enabled: boolean;
-  trigger: Trigger;
-  steps: Step[];
-  stats: Stats;
-  created_at: string;
-  updated_at: string;
-}
-export interface Run {
-  id: string;
-  subscriber: { id: string; email: string };
-  status: RunStatus;
-  current_step: { path: string; type: StepType | null } | null;
-  next_run_at: string | null;
-  emails_sent: number;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-}
-export interface StepEmails extends Engagement {
-  path: string;
-  subject: string | null;
-  sent: number;
-  failed: number;
-}
+export type {
+  Automation,
+  Filter,
+  Match,
+  Rule,
+  Run,
+  RunStatus,
+  Stats,
+  Step,
+  StepEmails,
+  StepType,
+  Trigger,
+  TriggerType,
+  Unit,
+} from '../../api/automations.ts';
+export type { RuleDraft } from '../segments/rules.ts';
 
 // ---- the builder's draft ----
 
@@ -82,7 +51,15 @@ export interface TriggerDraft {
 }
 export type StepDraft = { key: string } & (
   | { type: 'delay'; amount: string; unit: Unit }
-  | { type: 'send_email'; subject: string; content_html: string; from_name: string; from_email: string }
+  | {
+      type: 'send_email';
+      subject: string;
+      content_html: string;
+      from_name: string;
+      from_email: string;
+      content_format: 'html' | 'blocks';
+      content_source: string;
+    }
   | { type: 'add_to_group' | 'remove_from_group'; group_id: string }
   | { type: 'update_field'; field: string; value: string }
   // a filter with nested groups (made through the API) is kept as it is: `nested`
@@ -135,7 +112,16 @@ export function blankStep(type: StepType, sender: Sender): StepDraft {
     case 'delay':
       return { key, type, amount: '1', unit: 'days' };
     case 'send_email':
-      return { key, type, subject: '', content_html: '', ...sender };
+      // the visual editor first, as for a new campaign; HTML is one switch away
+      return {
+        key,
+        type,
+        subject: '',
+        content_html: '',
+        content_format: 'blocks',
+        content_source: writeDocument(emptyDocument()),
+        ...sender,
+      };
     case 'add_to_group':
     case 'remove_from_group':
       return { key, type, group_id: '' };
@@ -166,7 +152,9 @@ export function stepDraft(s: Step): StepDraft {
         key,
         type: s.type,
         subject: s.subject,
-        content_html: s.content_html,
+        content_html: s.content_html ?? '',
+        content_format: s.content_format ?? 'html',
+        content_source: s.content_source ?? '',
         from_name: s.from_name ?? '',
         from_email: s.from_email ?? '',
       };
@@ -237,7 +225,10 @@ export function stepsOf(list: StepDraft[], kindOf: (field: string) => string): S
         return {
           type: s.type,
           subject: s.subject,
-          content_html: s.content_html,
+          // a visual step sends its document; the server renders the HTML from it
+          ...(s.content_format === 'blocks'
+            ? { content_format: 'blocks' as const, content_source: s.content_source }
+            : { content_html: s.content_html }),
           ...(s.from_name.trim() && { from_name: s.from_name.trim() }),
           ...(s.from_email.trim() && { from_email: s.from_email.trim() }),
         };
@@ -294,12 +285,12 @@ export function triggerText(t: Trigger, names: Names): string {
 
 // ---- queries the pages share ----
 
-export const automationKey = (id: string) => ['automations', 'one', id];
+export const automationKey = automationKeys.one;
 
 export function useAutomation(id: string | undefined) {
   return useQuery({
     queryKey: automationKey(id ?? ''),
-    queryFn: () => api.get<Automation>(`/automations/${encodeURIComponent(id!)}`),
+    queryFn: () => getAutomation(id!),
     enabled: !!id,
     // runs move by themselves while it is on: its counters follow
     refetchInterval: (q) => (q.state.data?.enabled ? 5000 : false),
@@ -309,16 +300,16 @@ export function useAutomation(id: string | undefined) {
 /** Groups, forms and campaigns of the account (the first 100 of each), for pickers and names. */
 export function usePickLists() {
   const groups = useQuery({
-    queryKey: ['groups', 'pick'],
-    queryFn: () => api.get<{ groups: { id: string; name: string }[] }>('/groups?per_page=100'),
+    queryKey: groupKeys.every,
+    queryFn: everyGroup,
   });
   const forms = useQuery({
-    queryKey: ['forms', 'pick'],
-    queryFn: () => api.get<{ forms: { id: string; name: string }[] }>('/forms?per_page=100'),
+    queryKey: formKeys.every,
+    queryFn: everyForm,
   });
   const campaigns = useQuery({
-    queryKey: ['campaigns', 'pick'],
-    queryFn: () => api.get<{ campaigns: { id: string; name: string }[] }>('/campaigns?per_page=100'),
+    queryKey: campaignKeys.every,
+    queryFn: everyCampaign,
   });
   const byId = (rows: { id: string; name: string }[] | undefined) => new Map(rows?.map((r) => [r.id, r.name]));
   return {

@@ -1,19 +1,14 @@
 // Who receives the campaign: any number of groups and segments, and the live count of the people they add
 // up to (each person once, only active and not suppressed: the rule the send itself uses).
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Audience } from '../../api.ts';
-
-interface SegmentItem {
-  id: string;
-  name: string;
-  subscriber_count: number;
-}
+import { audienceKeys, getAudience } from '../../api/audience.ts';
+import { audienceCount, campaignKeys } from '../../api/campaigns.ts';
+import { everySegment, segmentKeys } from '../../api/segments.ts';
 
 export function useAudienceCount(groupIds: string[], segmentIds: string[]) {
   return useQuery({
-    queryKey: ['campaigns', 'audience-count', [...groupIds].sort(), [...segmentIds].sort()],
-    queryFn: () =>
-      api.post<{ count: number }>('/campaigns/audience-count', { group_ids: groupIds, segment_ids: segmentIds }),
+    queryKey: campaignKeys.audienceCount(groupIds, segmentIds),
+    queryFn: () => audienceCount(groupIds, segmentIds),
     placeholderData: keepPreviousData,
   });
 }
@@ -31,10 +26,10 @@ export function AudiencePicker({
   error?: string[];
   disabled?: boolean;
 }) {
-  const audience = useQuery({ queryKey: ['audience'], queryFn: () => api.get<Audience>('/audience') });
+  const audience = useQuery({ queryKey: audienceKeys.all, queryFn: getAudience });
   const segments = useQuery({
-    queryKey: ['segments', 'all'],
-    queryFn: () => api.get<{ segments: SegmentItem[] }>('/segments?per_page=100'),
+    queryKey: segmentKeys.every,
+    queryFn: everySegment,
   });
   const count = useAudienceCount(groupIds, segmentIds);
   const toggle = (list: string[], id: string, on: boolean) => (on ? [...list, id] : list.filter((x) => x !== id));

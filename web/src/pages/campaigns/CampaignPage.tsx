@@ -4,8 +4,22 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, ApiError } from '../../api.ts';
+import { ApiError } from '../../api/client.ts';
+import {
+  campaignKeys,
+  cancelCampaign,
+  deleteCampaign,
+  duplicateCampaign,
+  pauseCampaign,
+  resendCampaign,
+  resumeCampaign,
+  scheduleCampaign,
+  updateCampaign,
+} from '../../api/campaigns.ts';
+import { abTestBody } from './AbTestEditor.tsx';
+import { AbTestReport } from './AbTestReport.tsx';
 import { formatInZone } from '../../lib/zone.ts';
+import { ConfirmButton } from '../../lib/Confirm.tsx';
 import { Alert, Badge, Loading } from '../../ui.tsx';
 import { draftOf, Editor, type Draft } from './Editor.tsx';
 import { campaignKey, STATUS_TONE, useCampaign, useSettings, type Campaign } from './model.ts';
@@ -14,6 +28,7 @@ import { Progress } from './Progress.tsx';
 import { Report } from './Report.tsx';
 import { SendOrSchedule, TestSend } from './SendPanel.tsx';
 import { RetryFailed } from './RetryFailed.tsx';
+import { PageHeader } from '../../lib/PageHeader.tsx';
 
 export function CampaignPage({ id, canEdit }: { id?: string; canEdit: boolean }) {
   const campaign = useCampaign(id);
@@ -36,7 +51,7 @@ export function CampaignPage({ id, canEdit }: { id?: string; canEdit: boolean })
     return (
       <section>
         {back}
-        <h1>New campaign</h1>
+        <PageHeader title="New campaign" />
         {canEdit ? (
           <DraftWorkspace settings={settings.data} />
         ) : (
@@ -51,7 +66,7 @@ export function CampaignPage({ id, canEdit }: { id?: string; canEdit: boolean })
       {c.status === 'draft' && canEdit ? (
         <DraftWorkspace key={c.id} campaign={c} settings={settings.data} />
       ) : (
-        <Sent campaign={c} timezone={settings.data.timezone} />
+        <Sent campaign={c} timezone={settings.data.timezone} canEdit={canEdit} />
       )}
     </section>
   );
@@ -61,14 +76,16 @@ function Header({ campaign: c, canEdit }: { campaign: Campaign; canEdit: boolean
   const navigate = useNavigate();
   const client = useQueryClient();
   const act = useMutation({
-    mutationFn: async (what: 'duplicate' | 'cancel' | 'delete') => {
-      if (what === 'duplicate') return api.post<Campaign>(`/campaigns/${c.id}/duplicate`);
-      if (what === 'cancel') return api.post<Campaign>(`/campaigns/${c.id}/cancel`);
-      await api.del(`/campaigns/${c.id}`);
+    mutationFn: async (what: 'duplicate' | 'cancel' | 'delete' | 'pause' | 'resume') => {
+      if (what === 'duplicate') return duplicateCampaign(c.id);
+      if (what === 'cancel') return cancelCampaign(c.id);
+      if (what === 'pause') return pauseCampaign(c.id);
+      if (what === 'resume') return resumeCampaign(c.id);
+      await deleteCampaign(c.id);
       return undefined;
     },
     onSuccess: async (result, what) => {
-      await client.invalidateQueries({ queryKey: ['campaigns'] });
+      await client.invalidateQueries({ queryKey: campaignKeys.all });
       if (what === 'duplicate' && result) navigate(`/app/campaigns/${result.id}`);
       else if (what === 'delete') navigate('/app/campaigns', { replace: true });
       else if (result) client.setQueryData(campaignKey(c.id), result);
@@ -76,10 +93,13 @@ function Header({ campaign: c, canEdit }: { campaign: Campaign; canEdit: boolean
   });
   return (
     <>
-      <div className="title-row">
-        <h1>
-          {c.name} <Badge tone={STATUS_TONE[c.status]}>{c.status}</Badge>
-        </h1>
+      <PageHeader
+        title={
+          <>
+            {c.name} <Badge tone={STATUS_TONE[c.status]}>{c.status}</Badge>
+          </>
+        }
+      >
         {canEdit && (
           <div className="buttons">
             <button
@@ -91,35 +111,111 @@ function Header({ campaign: c, canEdit }: { campaign: Campaign; canEdit: boolean
               Duplicate
             </button>
             {(c.status === 'sent' || c.status === 'sending') && <RetryFailed id={c.id} />}
-            {(c.status === 'scheduled' || c.status === 'sending') && (
-              <button
-                type="button"
-                className="danger-outline"
-                onClick={() =>
-                  confirm(
-                    c.status === 'sending'
-                      ? 'Stop this send? Messages not yet handed to the mail server are not sent.'
-                      : 'Cancel this scheduled campaign?',
-                  ) && act.mutate('cancel')
-                }
-              >
-                {c.status === 'sending' ? 'Stop sending' : 'Cancel schedule'}
+            {c.status === 'sent' && <ResendButton campaign={c} />}
+            {c.status === 'sending' && (
+              <button type="button" className="secondary" onClick={() => act.mutate('pause')} disabled={act.isPending}>
+                Pause
               </button>
             )}
-            {c.status === 'draft' && (
-              <button
-                type="button"
-                className="danger-outline"
-                onClick={() => confirm(`Delete the draft “${c.name}”?`) && act.mutate('delete')}
-              >
-                Delete
+            {c.status === 'paused' && (
+              <button type="button" onClick={() => act.mutate('resume')} disabled={act.isPending}>
+                Resume
               </button>
+            )}
+            {(c.status === 'scheduled' || c.status === 'sending' || c.status === 'paused') && (
+              <ConfirmButton
+                label={c.status === 'scheduled' ? 'Cancel schedule' : 'Stop sending'}
+                name={c.status === 'scheduled' ? 'Cancel schedule' : 'Stop sending'}
+                question={
+                  c.status !== 'scheduled'
+                    ? 'Stop this send? Messages not yet handed to the mail server are not sent.'
+                    : 'Cancel this scheduled campaign?'
+                }
+                yes={c.status !== 'scheduled' ? 'Yes, stop' : 'Yes, cancel'}
+                size="normal"
+                onConfirm={() => act.mutateAsync('cancel')}
+              />
+            )}
+            {c.status === 'draft' && (
+              <ConfirmButton
+                label="Delete"
+                name={`Delete the draft ${c.name}`}
+                question={`Delete the draft “${c.name}”?`}
+                size="normal"
+                onConfirm={() => act.mutateAsync('delete')}
+              />
             )}
           </div>
         )}
-      </div>
-      <Alert error={act.error} />
+      </PageHeader>
+      {/* a cancel's or a delete's failure is shown in its confirmation */}
+      <Alert
+        error={
+          act.variables === 'duplicate' || act.variables === 'pause' || act.variables === 'resume'
+            ? act.error
+            : undefined
+        }
+      />
     </>
+  );
+}
+
+/**
+ * Resend to non-openers: a follow-up draft to who the campaign reached without a human open, with a new
+ * subject if wanted; sent N days later when N is given (else it opens as a draft to review and send).
+ */
+function ResendButton({ campaign: c }: { campaign: Campaign }) {
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [subject, setSubject] = useState(c.subject ?? '');
+  const [days, setDays] = useState('');
+  const resend = useMutation({
+    mutationFn: async () => {
+      const draft = await resendCampaign(c.id, { subject: subject.trim() || undefined });
+      const n = Number(days);
+      if (days.trim() && n > 0)
+        await scheduleCampaign(draft.id, {
+          delivery: 'scheduled',
+          scheduled_at: new Date(Date.now() + n * 86_400_000).toISOString(),
+        });
+      return draft;
+    },
+    onSuccess: async (draft) => {
+      await client.invalidateQueries({ queryKey: campaignKeys.all });
+      navigate(`/app/campaigns/${draft.id}`);
+    },
+  });
+  if (!open)
+    return (
+      <button type="button" className="secondary" onClick={() => setOpen(true)}>
+        Resend to non-openers
+      </button>
+    );
+  return (
+    <form
+      className="inline-form"
+      aria-label="Resend to non-openers"
+      onSubmit={(e) => {
+        e.preventDefault();
+        resend.mutate();
+      }}
+    >
+      <label>
+        Subject <input value={subject} onChange={(e) => setSubject(e.target.value)} />
+      </label>
+      <label>
+        Days later (empty: review the draft first){' '}
+        <input type="number" min={1} max={30} value={days} onChange={(e) => setDays(e.target.value)} />
+      </label>
+      <button type="submit" disabled={resend.isPending}>
+        Create resend
+      </button>
+      <button type="button" className="secondary" onClick={() => setOpen(false)}>
+        Close
+      </button>
+      <Alert error={resend.error} />
+    </form>
   );
 }
 
@@ -140,12 +236,13 @@ function DraftWorkspace({
     setSaveProblem(undefined);
     if (!current || !dirty) return true;
     try {
-      const saved = await api.put<Campaign>(`/campaigns/${current.id}`, {
+      const saved = await updateCampaign(current.id, {
         ...draft,
         preview_text: draft.preview_text || undefined,
         from_name: draft.from_name || undefined,
         from_email: draft.from_email || undefined,
         reply_to: draft.reply_to || undefined,
+        ab_test: abTestBody(draft.ab_test),
       });
       client.setQueryData(campaignKey(saved.id), saved);
       return true;
@@ -174,7 +271,7 @@ function DraftWorkspace({
   );
 }
 
-function Sent({ campaign: c, timezone }: { campaign: Campaign; timezone: string }) {
+function Sent({ campaign: c, timezone, canEdit }: { campaign: Campaign; timezone: string; canEdit: boolean }) {
   return (
     <>
       <div className="card">
@@ -202,9 +299,11 @@ function Sent({ campaign: c, timezone }: { campaign: Campaign; timezone: string 
         </dl>
       </div>
       {c.status !== 'scheduled' && c.status !== 'draft' && <Progress id={c.id} live={c.status === 'sending'} />}
-      {(c.status === 'sent' || c.status === 'sending' || (c.status === 'cancelled' && c.sent > 0)) && (
-        <Report id={c.id} live={c.status === 'sending'} />
-      )}
+      {c.ab_test && <AbTestReport campaign={c} canEdit={canEdit} />}
+      {(c.status === 'sent' ||
+        c.status === 'sending' ||
+        c.status === 'paused' ||
+        (c.status === 'cancelled' && c.sent > 0)) && <Report id={c.id} live={c.status === 'sending'} />}
       {(c.status === 'scheduled' || c.status === 'draft') && <Preview campaignId={c.id} />}
     </>
   );

@@ -3,24 +3,24 @@
 // second and a half while the campaign is sending; when the send ends, the campaign and report refresh.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { api } from '../../api.ts';
+import { campaignKeys, getProgress } from '../../api/campaigns.ts';
 import { Alert, Badge, formatDate } from '../../ui.tsx';
-import { campaignKey, STATUS_TONE, type Progress as ProgressData } from './model.ts';
+import { campaignKey, STATUS_TONE } from './model.ts';
 
 export function Progress({ id, live }: { id: string; live: boolean }) {
   const client = useQueryClient();
   const progress = useQuery({
-    queryKey: ['campaigns', 'progress', id],
-    queryFn: () => api.get<ProgressData>(`/campaigns/${id}/progress`),
+    queryKey: campaignKeys.progress(id),
+    queryFn: () => getProgress(id),
     refetchInterval: (q) => (q.state.data ? (q.state.data.status === 'sending' ? 1500 : false) : live ? 1500 : false),
   });
   const status = progress.data?.status;
   useEffect(() => {
     if (live && status && status !== 'sending') {
       void client.invalidateQueries({ queryKey: campaignKey(id) });
-      void client.invalidateQueries({ queryKey: ['campaigns', 'report', id] });
-      void client.invalidateQueries({ queryKey: ['campaigns', 'recipients', id] });
-      void client.invalidateQueries({ queryKey: ['campaigns', 'list'] });
+      void client.invalidateQueries({ queryKey: campaignKeys.report(id) });
+      void client.invalidateQueries({ queryKey: campaignKeys.recipientsOf(id) });
+      void client.invalidateQueries({ queryKey: campaignKeys.lists });
     }
   }, [live, status, id, client]);
   if (progress.error) return <Alert error={progress.error} />;

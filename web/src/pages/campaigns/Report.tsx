@@ -1,13 +1,23 @@
 // How a sent campaign did: totals (unique and all opens and clicks, unsubscribes, bounces, complaints),
-// opens and clicks over time, clicks per link and who clicked each, the ledger per mail provider, and
-// every recipient with their state and the SMTP reply, filterable and downloadable as CSV. The open rate
+// opens and clicks over time, clicks per link and who clicked each, people by email client and device, the
+// ledger per mail provider, and
+// every recipient with their state and the SMTP reply, filterable and downloadable as CSV, and the bounces
+// and complaints that came back later by mail. The open rate
 // leaves out privacy proxies' pixel loads, and says so.
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
-import { api, qs } from '../../api.ts';
+import { useEffect, useMemo, useState } from 'react';
+import {
+  campaignKeys,
+  getReport,
+  listLinkRecipients,
+  listProviders,
+  listRecipients,
+  recipientsCsvUrl,
+} from '../../api/campaigns.ts';
 import { LineChart } from '../../lib/LineChart.tsx';
-import { DataTable, lastPageOf, type ColumnDef } from '../../lib/table.tsx';
-import { Alert, Badge, formatDate, Loading, percent, plural } from '../../ui.tsx';
+import { LateFeedbackList } from './LateFeedback.tsx';
+import { DataTable, type ColumnDef, pagingOf } from '../../lib/table.tsx';
+import { Alert, Badge, formatDate, Loading, Meter, percent, plural } from '../../ui.tsx';
 import type { LinkClicker, ProviderRow, Recipient, Report as ReportData } from './model.ts';
 
 const STATES = ['queued', 'sending', 'sent', 'failed', 'interrupted', 'skipped'];
@@ -114,8 +124,8 @@ const RECIPIENT_COLUMNS: ColumnDef<Recipient>[] = [
 
 export function Report({ id, live }: { id: string; live: boolean }) {
   const report = useQuery({
-    queryKey: ['campaigns', 'report', id],
-    queryFn: () => api.get<ReportData>(`/campaigns/${id}/report`),
+    queryKey: campaignKeys.report(id),
+    queryFn: () => getReport(id),
     refetchInterval: live ? 5000 : 30_000,
   });
   const [link, setLink] = useState<Link | null>(null);
@@ -163,21 +173,74 @@ export function Report({ id, live }: { id: string; live: boolean }) {
           rowKey={(l) => l.link_id}
         />
         {link && <LinkClickers id={id} link={link} onClose={() => setLink(null)} />}
+        <Clients report={report.data} />
         <Providers id={id} live={live} />
+        <LateFeedbackList id={id} live={live} />
       </section>
       <Recipients id={id} live={live} />
     </>
   );
 }
 
+type Share = { key: string; label: string; opens: number; clicks: number };
+const DEVICE_WORDS: Record<ReportData['devices'][number]['type'], string> = {
+  desktop: 'Desktop',
+  mobile: 'Mobile',
+  tablet: 'Tablet',
+  unknown: 'Unknown (hidden by a mail provider’s image proxy)',
+};
+
+const shareColumns = (what: string, total: number): ColumnDef<Share>[] => [
+  { header: what, accessorKey: 'label' },
+  {
+    header: 'Opened',
+    accessorKey: 'opens',
+    cell: ({ row: { original: r } }) => (
+      <div className="share">
+        <span>
+          {r.opens.toLocaleString()} <span className="muted small-text">{percent(total ? r.opens / total : null)}</span>
+        </span>
+        <Meter value={total ? (r.opens / total) * 100 : 0} label={`${r.label}: share of people who opened`} />
+      </div>
+    ),
+  },
+  { header: 'Clicked', accessorKey: 'clicks' },
+];
+
+/** People who opened or clicked, by email client and by device, as tables with a bar for each one's share. */
+function Clients({ report }: { report: ReportData }) {
+  const total = report.clients.reduce((n, c) => n + c.opens, 0);
+  const clients = report.clients.map((c) => ({ ...c, key: c.name, label: c.name }));
+  const devices = report.devices.map((d) => ({ ...d, key: d.type, label: DEVICE_WORDS[d.type] ?? d.type }));
+  return (
+    <>
+      <p className="muted small-text">
+        Each person who opened or clicked counts once, under the email client and device of their first open or click,
+        as its user agent names them (the user agent itself is not kept). Privacy proxies’ opens are left out.
+      </p>
+      <div className="split">
+        <ShareTable title="Email clients" what="Email client" rows={clients} total={total} />
+        <ShareTable title="Devices" what="Device" rows={devices} total={total} />
+      </div>
+    </>
+  );
+}
+
+function ShareTable({ title, what, rows, total }: { title: string; what: string; rows: Share[]; total: number }) {
+  const columns = useMemo(() => shareColumns(what, total), [what, total]);
+  return (
+    <div>
+      <h3>{title}</h3>
+      <DataTable label={title} columns={columns} rows={rows} empty="Nobody opened yet." rowKey={(r) => r.key} />
+    </div>
+  );
+}
+
 function LinkClickers({ id, link, onClose }: { id: string; link: Link; onClose: () => void }) {
   const [page, setPage] = useState(1);
   const list = useQuery({
-    queryKey: ['campaigns', 'link-recipients', id, link.link_id, page],
-    queryFn: () =>
-      api.get<{ recipients: LinkClicker[]; page: number; per_page: number; total: number }>(
-        `/campaigns/${id}/links/${link.link_id}/recipients${qs({ page, per_page: 25 })}`,
-      ),
+    queryKey: campaignKeys.linkRecipients(id, link.link_id, page),
+    queryFn: () => listLinkRecipients(id, link.link_id, { page, per_page: 25 }),
   });
   return (
     <div className="card" aria-labelledby="clickers-title">
@@ -196,7 +259,7 @@ function LinkClickers({ id, link, onClose }: { id: string; link: Link; onClose: 
         error={list.error}
         empty="Nobody clicked this link yet."
         rowKey={(r) => r.subscriber_id}
-        paging={list.data && { page, lastPage: lastPageOf(list.data.total, list.data.per_page), onPage: setPage }}
+        paging={pagingOf(list.data?.pagination, setPage)}
       />
     </div>
   );
@@ -204,10 +267,16 @@ function LinkClickers({ id, link, onClose }: { id: string; link: Link; onClose: 
 
 function Providers({ id, live }: { id: string; live: boolean }) {
   const list = useQuery({
-    queryKey: ['campaigns', 'providers', id],
-    queryFn: () => api.get<{ providers: ProviderRow[] }>(`/campaigns/${id}/providers`),
-    refetchInterval: live ? 10_000 : false,
+    queryKey: campaignKeys.providers(id),
+    queryFn: () => listProviders(id),
+    // as often as the progress beside it, so "sent" here keeps up with "delivered" there during a send
+    refetchInterval: live ? 2000 : false,
   });
+  const { refetch } = list;
+  // the send just finished: the last counts, not those of up to one interval before
+  useEffect(() => {
+    if (!live) void refetch();
+  }, [live, refetch]);
   return (
     <>
       <h3>By provider</h3>
@@ -238,25 +307,22 @@ function Timeline({ timeline }: { timeline: ReportData['timeline'] }) {
     }),
     [timeline],
   );
-  return <LineChart title="Opens and clicks per hour" times={times} series={series} />;
+  return <LineChart title="Opens and clicks per hour" times={times} series={series} fromZero />;
 }
 
 function Recipients({ id, live }: { id: string; live: boolean }) {
   const [state, setState] = useState('');
   const [page, setPage] = useState(1);
   const list = useQuery({
-    queryKey: ['campaigns', 'recipients', id, state, page],
-    queryFn: () =>
-      api.get<{ recipients: Recipient[]; page: number; per_page: number; total: number }>(
-        `/campaigns/${id}/recipients${qs({ state, page, per_page: 25 })}`,
-      ),
+    queryKey: campaignKeys.recipients(id, state, page),
+    queryFn: () => listRecipients(id, { state, page, per_page: 25 }),
     refetchInterval: live ? 3000 : false,
   });
   return (
     <section aria-labelledby="recipients-title">
       <div className="title-row">
         <h2 id="recipients-title">Recipients</h2>
-        <a className="button secondary" href={`/app/api/campaigns/${id}/recipients.csv${qs({ state })}`} download>
+        <a className="button secondary" href={recipientsCsvUrl(id, state)} download>
           Download CSV
         </a>
       </div>
@@ -278,7 +344,7 @@ function Recipients({ id, live }: { id: string; live: boolean }) {
             ))}
           </select>
         </label>
-        {list.data && <span className="muted">{plural(list.data.total, 'recipient')}</span>}
+        {list.data && <span className="muted">{plural(list.data.pagination.total_count, 'recipient')}</span>}
       </div>
       <DataTable
         label="Recipients"
@@ -287,7 +353,7 @@ function Recipients({ id, live }: { id: string; live: boolean }) {
         error={list.error}
         empty={state ? `No recipient is ${state}.` : 'No recipients yet.'}
         rowKey={(r) => r.subscriber_id}
-        paging={list.data && { page, lastPage: lastPageOf(list.data.total, list.data.per_page), onPage: setPage }}
+        paging={pagingOf(list.data?.pagination, setPage)}
       />
     </section>
   );

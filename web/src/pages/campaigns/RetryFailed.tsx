@@ -3,13 +3,8 @@
 // only when the box is ticked: the mail server may have taken their message already.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../api.ts';
+import { campaignKeys, getRetryable, retryFailed } from '../../api/campaigns.ts';
 import { Alert } from '../../ui.tsx';
-
-interface Retryable {
-  failed: number;
-  interrupted: number;
-}
 
 const recipients = (n: number) => `${n.toLocaleString()} ${n === 1 ? 'recipient' : 'recipients'}`;
 
@@ -18,18 +13,15 @@ export function RetryFailed({ id }: { id: string }) {
   const [asking, setAsking] = useState(false);
   const [withInterrupted, setWithInterrupted] = useState(false);
   const counts = useQuery({
-    queryKey: ['campaigns', 'retry', id],
-    queryFn: () => api.get<Retryable>(`/campaigns/${id}/retry`),
+    queryKey: campaignKeys.retry(id),
+    queryFn: () => getRetryable(id),
   });
   const retry = useMutation({
-    mutationFn: () =>
-      api.post<{ requeued: number }>(`/campaigns/${id}/retry`, {
-        states: withInterrupted ? ['failed', 'interrupted'] : ['failed'],
-      }),
+    mutationFn: () => retryFailed(id, withInterrupted ? ['failed', 'interrupted'] : ['failed']),
     onSuccess: async () => {
       setAsking(false);
       setWithInterrupted(false);
-      await client.invalidateQueries({ queryKey: ['campaigns'] });
+      await client.invalidateQueries({ queryKey: campaignKeys.all });
     },
   });
   const n = counts.data?.failed ?? 0;

@@ -1,11 +1,19 @@
 // Sending a draft: a test to 1–5 addresses, then "send now" or "schedule" (a date and time in the
-// account's time zone, its UTC offset shown). Both go through a confirmation that names how many people
-// will receive the campaign.
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+// account's time zone, its UTC offset shown), with open and click tracking switched per campaign. Both
+// go through a confirmation that names how many people will receive the campaign and lists the checks
+// before a send; a failed blocking check keeps the confirm button off.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { api } from '../../api.ts';
+import {
+  campaignKeys,
+  getChecks,
+  scheduleCampaign,
+  sendTest,
+  updateCampaign,
+  type SendChecks,
+} from '../../api/campaigns.ts';
 import { localInput, offsetText, zonedIso } from '../../lib/zone.ts';
-import { Alert, Field, fieldError } from '../../ui.tsx';
+import { Alert, Badge, Field, fieldError, Loading } from '../../ui.tsx';
 import { useAudienceCount } from './AudiencePicker.tsx';
 import { campaignKey, type Campaign } from './model.ts';
 
@@ -15,7 +23,7 @@ export function TestSend({ campaign, beforeSend }: { campaign: Campaign; beforeS
   const [emails, setEmails] = useState('');
   const [problem, setProblem] = useState<string>();
   const send = useMutation({
-    mutationFn: (list: string[]) => api.post<{ sent: number }>(`/campaigns/${campaign.id}/test`, { emails: list }),
+    mutationFn: (list: string[]) => sendTest(campaign.id, list),
   });
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -85,16 +93,26 @@ export function SendOrSchedule({
   const [confirming, setConfirming] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
   const count = useAudienceCount(campaign.group_ids, campaign.segment_ids);
+  const checks = useQuery({
+    queryKey: campaignKeys.checks(campaign.id),
+    queryFn: () => getChecks(campaign.id),
+    enabled: confirming,
+    staleTime: 0,
+  });
+  const tracking = useMutation({
+    mutationFn: (change: { track_opens?: boolean; track_clicks?: boolean }) => updateCampaign(campaign.id, change),
+    onSuccess: (c) => client.setQueryData(campaignKey(c.id), c),
+  });
   const zoned = zonedIso(when, timezone);
   const schedule = useMutation({
     mutationFn: () =>
-      api.post<Campaign>(`/campaigns/${campaign.id}/schedule`, {
+      scheduleCampaign(campaign.id, {
         delivery: mode,
         ...(mode === 'scheduled' && { scheduled_at: zoned!.iso }),
       }),
     onSuccess: async (c) => {
       client.setQueryData(campaignKey(c.id), c);
-      await client.invalidateQueries({ queryKey: ['campaigns'] });
+      await client.invalidateQueries({ queryKey: campaignKeys.all });
       setConfirming(false);
     },
   });
@@ -111,6 +129,7 @@ export function SendOrSchedule({
       if (p) return;
     }
     if (!(await beforeSend())) return;
+    await client.invalidateQueries({ queryKey: campaignKeys.checks(campaign.id) });
     setConfirming(true);
     setTimeout(() => confirmButton.current?.focus(), 0);
   };
@@ -132,6 +151,28 @@ export function SendOrSchedule({
         <label className="check">
           <input type="radio" name="delivery" checked={mode === 'scheduled'} onChange={() => setMode('scheduled')} /> At
           a date and time
+        </label>
+      </fieldset>
+      <fieldset>
+        <legend>Tracking</legend>
+        {tracking.error && <Alert error={tracking.error} />}
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={campaign.track_opens}
+            disabled={tracking.isPending}
+            onChange={(e) => tracking.mutate({ track_opens: e.target.checked })}
+          />{' '}
+          Count opens
+        </label>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={campaign.track_clicks}
+            disabled={tracking.isPending}
+            onChange={(e) => tracking.mutate({ track_clicks: e.target.checked })}
+          />{' '}
+          Count clicks
         </label>
       </fieldset>
       {mode === 'scheduled' && (
@@ -163,8 +204,15 @@ export function SendOrSchedule({
               : `Schedule “${campaign.subject}” for ${whom} on ${when.replace('T', ' at ')} (UTC${offsetText(zoned!.offset)})?`}{' '}
             This cannot be undone, only cancelled while it is going out.
           </p>
+          {checks.isPending ? <Loading /> : checks.data && <Checklist checks={checks.data} />}
+          {checks.error && <Alert error={checks.error} />}
           <div className="buttons">
-            <button type="button" ref={confirmButton} onClick={() => schedule.mutate()} disabled={schedule.isPending}>
+            <button
+              type="button"
+              ref={confirmButton}
+              onClick={() => schedule.mutate()}
+              disabled={schedule.isPending || !checks.data?.ok}
+            >
               {mode === 'instant' ? `Yes, send to ${whom}` : `Yes, schedule for ${whom}`}
             </button>
             <button type="button" className="secondary" onClick={() => setConfirming(false)}>
@@ -176,5 +224,36 @@ export function SendOrSchedule({
         <button type="submit">{mode === 'instant' ? 'Send now…' : 'Schedule…'}</button>
       )}
     </form>
+  );
+}
+
+/** The checks before a send, failures first: what blocks, what only warns, and what passed. */
+function Checklist({ checks }: { checks: SendChecks }) {
+  const failed = checks.checks.filter((c) => !c.ok);
+  const passed = checks.checks.filter((c) => c.ok);
+  return (
+    <div className="send-checks">
+      <p>
+        {checks.ok
+          ? failed.length === 0
+            ? 'Every check before sending passed.'
+            : 'Nothing blocks the send, but look at the warnings first.'
+          : 'Fix what blocks before this campaign can go out.'}
+      </p>
+      <ul aria-label="Checks before sending">
+        {[...failed, ...passed].map((c) => (
+          <li key={c.id}>
+            {c.ok ? (
+              <Badge tone="good">OK</Badge>
+            ) : c.level === 'block' ? (
+              <Badge tone="bad">Blocks</Badge>
+            ) : (
+              <Badge tone="warn">Warning</Badge>
+            )}{' '}
+            {c.message}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -2,9 +2,9 @@
 // to ask and require, the groups signups join (a group picker), double opt-in, success message, redirect.
 // Uncontrolled inputs; `formBody` reads them back into the API's shape.
 import { Link } from 'react-router';
-import type { Audience } from '../../api.ts';
+import type { Audience } from '../../api/audience.ts';
+import type { Form } from '../../api/forms.ts';
 import { Field, fieldError } from '../../ui.tsx';
-import type { Form } from './types.ts';
 
 export interface Choice {
   key: string;
@@ -25,6 +25,11 @@ export function fieldChoices(audience: Audience): Choice[] {
 export function formBody(f: FormData, choices: Choice[], initial?: Form) {
   const text = (k: string) => String(f.get(k) ?? '').trim();
   const labelOf = (key: string) => initial?.fields.find((x) => x.key === key)?.label;
+  // the order the designer gave stays; a field newly asked goes last
+  const place = (key: string) => {
+    const i = initial?.fields.findIndex((x) => x.key === key) ?? -1;
+    return i === -1 ? Number.MAX_SAFE_INTEGER : i;
+  };
   return {
     name: text('name'),
     type: text('type'),
@@ -34,6 +39,7 @@ export function formBody(f: FormData, choices: Choice[], initial?: Form) {
       { key: 'email', required: true, ...(labelOf('email') && { label: labelOf('email') }) },
       ...choices
         .filter((c) => f.get(`field_${c.key}`) === 'on')
+        .sort((a, b) => place(a.key) - place(b.key))
         .map((c) => ({
           key: c.key,
           required: f.get(`required_${c.key}`) === 'on',

@@ -1,5 +1,5 @@
 // The groups an import adds its subscribers to: a checklist of the account's groups.
-import { useGroups } from '../subscriber/model.ts';
+import { useGroups } from '../subscribers/model.ts';
 
 export function GroupPicker({ value, onChange }: { value: string[]; onChange: (ids: string[]) => void }) {
   const groups = useGroups();

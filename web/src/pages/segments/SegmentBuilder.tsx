@@ -2,7 +2,8 @@
 // whose operators are the ones the chosen field's kind takes (the server's table), and the live count of
 // the draft. A saved filter with nested groups (made through the API) keeps its rules: only the name changes.
 import { useState, type FormEvent } from 'react';
-import { ApiError, type Audience } from '../../api.ts';
+import type { Audience } from '../../api/audience.ts';
+import { ApiError } from '../../api/client.ts';
 import { Alert, Field, fieldError, plural, withoutKey } from '../../ui.tsx';
 import { useDraftCount } from './liveCount.ts';
 import { fromRule, isComplete, isFlat, OP_LABELS, toRule, type RuleDraft, type WireFilter } from './rules.ts';

@@ -1,6 +1,6 @@
 // The value box of one rule, shaped by the field's kind and the operator: a choice for statuses, groups
 // and booleans, a number or a date input where the rule compares those, comma-separated text for lists.
-import type { Audience } from '../../api.ts';
+import type { Audience } from '../../api/audience.ts';
 import { inputTypeFor, takesList, takesNoValue } from './rules.ts';
 
 export function ValueInput({

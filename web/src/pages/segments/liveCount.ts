@@ -2,7 +2,7 @@
 // uses (POST /app/api/segments/count), 400 ms after the last change, keeping the last number meanwhile.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api } from '../../api.ts';
+import { countDraft, segmentKeys } from '../../api/segments.ts';
 import type { WireFilter } from './rules.ts';
 
 const DEBOUNCE_MS = 400;
@@ -15,8 +15,8 @@ export function useDraftCount(filter: WireFilter | undefined) {
     return () => clearTimeout(t);
   }, [key]);
   return useQuery({
-    queryKey: ['segments', 'count', settled],
-    queryFn: () => api.post<{ count: number }>('/segments/count', { filter: JSON.parse(settled) as unknown }),
+    queryKey: segmentKeys.draftCount(settled),
+    queryFn: () => countDraft(JSON.parse(settled) as unknown),
     enabled: settled !== '',
     placeholderData: keepPreviousData,
     retry: false,

@@ -5,15 +5,8 @@ export interface RuleDraft {
   operator: string;
   value: string;
 }
-export interface WireRule {
-  field: string;
-  operator: string;
-  value?: unknown;
-}
-export interface WireFilter {
-  match: 'all' | 'any';
-  rules: (WireRule | WireFilter)[];
-}
+export type { WireFilter, WireRule } from '../../api/segments.ts';
+import type { WireFilter, WireRule } from '../../api/segments.ts';
 
 export const OP_LABELS: Record<string, string> = {
   eq: 'is',

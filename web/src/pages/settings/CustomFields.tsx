@@ -2,10 +2,12 @@
 // delete one after a confirmation that says its values go too (/app/api/fields, subscribers/fields.ts).
 import { useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api.ts';
+import { createField, deleteField, renameField, settingsKeys } from '../../api/settings.ts';
+import { subscriberKeys } from '../../api/subscribers.ts';
+import { ConfirmButton } from '../../lib/Confirm.tsx';
 import { actionsColumn, DataTable, type ColumnDef } from '../../lib/table.tsx';
 import { Alert, Field, fieldError } from '../../ui.tsx';
-import { FIELD_TYPES, useFields, type CustomField } from '../subscriber/model.ts';
+import { FIELD_TYPES, useFields, type CustomField } from '../subscribers/model.ts';
 
 const typeLabel = (t: string) => FIELD_TYPES.find((f) => f.type === t)?.label ?? t;
 
@@ -26,7 +28,7 @@ export function CustomFields({ canEdit }: { canEdit: boolean }) {
       <h2 id="fields-title">Custom fields</h2>
       <p className="muted">
         Extra facts about each subscriber. The key is what the API, CSV headers, segments and templates (
-        <code>{'{{ custom_fields.key }}'}</code>) use; the name is what the dashboard shows.
+        <code>{'{{ subscriber.custom_fields.key }}'}</code>) use; the name is what the dashboard shows.
       </p>
       <DataTable
         label="Custom fields"
@@ -41,7 +43,14 @@ export function CustomFields({ canEdit }: { canEdit: boolean }) {
   );
 }
 
-export function NewField({ initialKey = '', onCreated }: { initialKey?: string; onCreated?: () => void }) {
+export function NewField({
+  initialKey = '',
+  onCreated,
+}: {
+  initialKey?: string;
+  /** called with the new field's key */
+  onCreated?: (key: string) => void;
+}) {
   const client = useQueryClient();
   const [error, setError] = useState<unknown>();
   const [key, setKey] = useState(initialKey);
@@ -51,15 +60,15 @@ export function NewField({ initialKey = '', onCreated }: { initialKey?: string; 
     const form = new FormData(el);
     setError(undefined);
     try {
-      await api.post('/fields', {
+      const created = await createField({
         key,
         name: String(form.get('name') ?? '').trim() || undefined,
         type: form.get('type'),
       });
       setKey('');
       el.reset();
-      await client.invalidateQueries({ queryKey: ['fields'] });
-      onCreated?.();
+      await client.invalidateQueries({ queryKey: settingsKeys.fields });
+      onCreated?.(created.key);
     } catch (err) {
       setError(err);
     }
@@ -137,8 +146,8 @@ function RenameField({ field }: { field: CustomField }) {
   const save = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      await api.put(`/fields/${field.id}`, { name });
-      await client.invalidateQueries({ queryKey: ['fields'] });
+      await renameField(field.id, name);
+      await client.invalidateQueries({ queryKey: settingsKeys.fields });
       setEditing(false);
       setError(undefined);
     } catch (err) {
@@ -174,38 +183,15 @@ function RenameField({ field }: { field: CustomField }) {
 
 function DeleteField({ field }: { field: CustomField }) {
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
-  const [error, setError] = useState<unknown>();
-  if (!asking)
-    return (
-      <button
-        type="button"
-        className="danger-outline small"
-        onClick={() => setAsking(true)}
-        aria-label={`Delete ${field.name}`}
-      >
-        Delete…
-      </button>
-    );
-  const remove = async () => {
-    try {
-      await api.del(`/fields/${field.id}`);
-      await client.invalidateQueries({ queryKey: ['fields'] });
-      await client.invalidateQueries({ queryKey: ['subscribers'] });
-    } catch (err) {
-      setError(err);
-    }
-  };
   return (
-    <span className="confirm" role="alertdialog" aria-label={`Delete ${field.name}`}>
-      <span>Delete “{field.name}” and every subscriber’s value for it?</span>
-      <Alert error={error} />
-      <button type="button" className="danger small" onClick={remove}>
-        Delete
-      </button>
-      <button type="button" className="secondary small" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
-    </span>
+    <ConfirmButton
+      name={`Delete ${field.name}`}
+      question={`Delete “${field.name}” and every subscriber’s value for it?`}
+      onConfirm={async () => {
+        await deleteField(field.id);
+        await client.invalidateQueries({ queryKey: settingsKeys.fields });
+        await client.invalidateQueries({ queryKey: subscriberKeys.all });
+      }}
+    />
   );
 }

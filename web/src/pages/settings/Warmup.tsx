@@ -3,22 +3,18 @@
 // deleting one ends its warm-up (campaigns waiting on it go on at once).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api.ts';
+import {
+  createWarmupPlan,
+  deleteWarmupPlan,
+  listWarmupPlans,
+  settingsKeys,
+  type WarmupPlan,
+} from '../../api/settings.ts';
+import { ConfirmButton } from '../../lib/Confirm.tsx';
 import { actionsColumn, DataTable, type ColumnDef } from '../../lib/table.tsx';
 import { Alert, Field, fieldError, formatDate } from '../../ui.tsx';
 
-export interface WarmupPlan {
-  id: string;
-  domain: string;
-  start_date: string;
-  first_day_cap: number;
-  growth: number;
-  days: number;
-  created_at: string;
-  today: { day: number; cap: number | null; used: number; resets_at: string };
-}
-
-const KEY = ['warmup'];
+const KEY = settingsKeys.warmup;
 
 function todayText(p: WarmupPlan): string {
   const t = p.today;
@@ -30,7 +26,7 @@ function todayText(p: WarmupPlan): string {
 export function Warmup({ canEdit }: { canEdit: boolean }) {
   const { data, error } = useQuery({
     queryKey: KEY,
-    queryFn: () => api.get<{ plans: WarmupPlan[] }>('/warmup'),
+    queryFn: listWarmupPlans,
     refetchInterval: 15_000,
   });
   const columns: ColumnDef<WarmupPlan>[] = [
@@ -85,7 +81,7 @@ function NewPlan() {
     const num = (k: string) => (text(k) === '' ? undefined : Number(text(k)));
     setError(undefined);
     try {
-      await api.post('/warmup', {
+      await createWarmupPlan({
         domain: text('domain'),
         first_day_cap: num('first_day_cap'),
         growth: num('growth'),
@@ -136,37 +132,14 @@ function NewPlan() {
 
 function DeletePlan({ plan }: { plan: WarmupPlan }) {
   const client = useQueryClient();
-  const [asking, setAsking] = useState(false);
-  const [error, setError] = useState<unknown>();
-  if (!asking)
-    return (
-      <button
-        type="button"
-        className="danger-outline small"
-        onClick={() => setAsking(true)}
-        aria-label={`Delete the warm-up of ${plan.domain}`}
-      >
-        Delete…
-      </button>
-    );
-  const remove = async () => {
-    try {
-      await api.del(`/warmup/${plan.id}`);
-      await client.invalidateQueries({ queryKey: KEY });
-    } catch (err) {
-      setError(err);
-    }
-  };
   return (
-    <span className="confirm" role="alertdialog" aria-label={`Delete the warm-up of ${plan.domain}`}>
-      <span>End the warm-up of {plan.domain}? Its campaigns are no longer capped.</span>
-      <Alert error={error} />
-      <button type="button" className="danger small" onClick={remove}>
-        Delete
-      </button>
-      <button type="button" className="secondary small" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
-    </span>
+    <ConfirmButton
+      name={`Delete the warm-up of ${plan.domain}`}
+      question={`End the warm-up of ${plan.domain}? Its campaigns are no longer capped.`}
+      onConfirm={async () => {
+        await deleteWarmupPlan(plan.id);
+        await client.invalidateQueries({ queryKey: KEY });
+      }}
+    />
   );
 }
