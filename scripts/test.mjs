@@ -2,7 +2,7 @@
 // Runs every test/**/*.test.ts with node:test through tsx (Node 20's --test takes no glob).
 // Arguments narrow the run: `npm test -- test/http/rest` runs only files under that path.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function find(dir) {
@@ -15,9 +15,37 @@ function find(dir) {
 
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('--'));
+
+// The slowest files start first, so that no long file begins near the end of the run while the other
+// slots sit idle: the last run's times (.tmp/test-durations.json, written by every run), else the times
+// committed in test/durations.json (a fresh checkout). Files with no recorded time keep their order.
+const MEASURED = '.tmp/test-durations.json';
+function durations() {
+  for (const file of [MEASURED, 'test/durations.json']) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      // none recorded yet
+    }
+  }
+  return {};
+}
+const known = durations();
 const files = find('test')
   .filter((f) => filters.length === 0 || filters.some((p) => f.startsWith(p.replace(/^\.\//, ''))))
-  .sort();
+  .sort()
+  .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0));
+// a run of the whole suite records its times for the next one, beside the usual report
+const ownReporter = filters.length === 0 && !flags.some((f) => f.startsWith('--test-reporter'));
+if (ownReporter) mkdirSync('.tmp', { recursive: true });
+const reporters = ownReporter
+  ? [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/test-durations.mjs',
+      '--test-reporter-destination=stderr',
+    ]
+  : [];
 if (files.length === 0) {
   console.error('No test files matched');
   process.exit(1);
@@ -35,9 +63,10 @@ const child = spawn(
     '--test-concurrency=3',
     '--test-timeout=180000',
     '--test-force-exit',
+    ...reporters,
     ...flags,
     ...files,
   ],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env: { ...process.env, MAILGROVE_TEST_DURATIONS: MEASURED } },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -45,7 +45,8 @@ async function welcome(api: ApiClient, steps: unknown[], name = 'welcome') {
 
 const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
 const clickLink = (html: string) => links(html).find((l) => l.includes('/t/c/'))!;
-const pixelOf = (html: string) => /<img src="([^"]*\/t\/o\/[^"]+)"/.exec(html)?.[1];
+// an <img> in a message with images of its own, a cell's background otherwise
+const pixelOf = (html: string) => /(?:<img src|background)="([^"]*\/t\/o\/[^"]+)"/.exec(html)?.[1];
 
 async function eventsOf(accountId: string, type: string) {
   return s.db

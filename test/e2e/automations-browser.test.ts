@@ -68,9 +68,11 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
     const subjectError = page.locator('#f-steps-0-subject-error');
     await subjectError.waitFor();
     assert.equal(await subjectError.textContent(), 'subject is required');
-    assert.equal(await email.getByLabel('Subject').getAttribute('aria-invalid'), 'true');
-    await email.getByLabel('Subject').fill('Welcome, {{ subscriber.first_name | default: "friend" }}');
+    assert.equal(await email.getByLabel('Subject', { exact: true }).getAttribute('aria-invalid'), 'true');
+    await email.getByLabel('Subject', { exact: true }).fill('Welcome, {{ subscriber.first_name | default: "friend" }}');
     assert.equal(await subjectError.count(), 0, 'the error goes once the field changes');
+    // a new email step opens in the visual editor; this one is written as HTML
+    await email.getByLabel('Format').selectOption('html');
     await email.locator('.cm-content').fill('<p>Thanks for signing up, {{ subscriber.first_name }}!</p>');
 
     // a wait added after it, moved before it, then removed again
@@ -139,6 +141,13 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
     assert.match(await sent.innerText(), /\b1\b/);
     await shoot('automation-activity');
 
+    // no run in progress: Turn off has nothing to cancel and acts without asking
+    await page.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByRole('heading', { name: 'Welcome off' }).waitFor();
+    assert.equal(await page.getByRole('alertdialog').count(), 0, 'nothing to lose, nothing asked');
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('heading', { name: 'Welcome on' }).waitFor();
+
     await page.getByRole('link', { name: '← Automations' }).click();
     const row = page.getByRole('table', { name: 'Automations' }).getByRole('row', { name: /Welcome/ });
     await row.getByText('Submits form “Newsletter signup”').waitFor();
@@ -180,5 +189,34 @@ describe('automations in the dashboard (Chromium)', { skip: browserSkip() }, () 
       (label) => document.querySelector(`[aria-label="${label}"]`)?.getAttribute('aria-checked') === 'true',
       'Welcome enabled',
     );
+
+    // a run in progress: turning off would cancel it, so the page asks first (in place, not a browser dialog)
+    const done = await s.db
+      .selectFrom('automation_runs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    await s.db
+      .insertInto('automation_runs')
+      .values({
+        account_id: accountId,
+        automation_id: done.automation_id,
+        subscriber_id: done.subscriber_id,
+        trigger_event_id: crypto.randomUUID(),
+        current_step: '0',
+        next_run_at: new Date(Date.now() + 86_400_000),
+      })
+      .execute();
+    await page.reload();
+    page.on('dialog', () => assert.fail('no browser dialog'));
+    await toggle.click();
+    const ask = page.getByRole('alertdialog', { name: 'Turn Welcome off' });
+    await ask.getByText('1 run in progress will be canceled').waitFor();
+    await ask.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await toggle.getAttribute('aria-checked'), 'true');
+    assert.equal(await enabled(), true);
+    await toggle.click();
+    await ask.getByRole('button', { name: 'Turn off' }).click();
+    await until('the automation is off after the question', async () => (await enabled()) === false);
   });
 });

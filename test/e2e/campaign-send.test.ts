@@ -116,7 +116,7 @@ describe('Tracking and unsubscribe', () => {
     const m = toOf(sink.messages, 'track.test')[0]!.parsed!;
     const html = m.html as string;
     const click = /href="([^"]*\/t\/c\/[^"]+)"/.exec(html)?.[1];
-    const pixel = /<img src="([^"]*\/t\/o\/[^"]+)"/.exec(html)?.[1];
+    const pixel = /(?:<img src|background)="([^"]*\/t\/o\/[^"]+)"/.exec(html)?.[1];
     assert.ok(click && pixel, html);
     assert.ok(!html.includes('https://acme.test/offer'), 'the original link is not exposed in the HTML');
     assert.match(html, /href="[^"]*\/u\/[^"]+">Leave/, 'the unsubscribe link is not tracked');

@@ -4,7 +4,7 @@
 // are delivered after the backoff; every recipient gets the campaign exactly once.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { useMxResolver } from '../../src/jobs/send.ts';
+import { useMxResolver } from '../../src/jobs/index.ts';
 import * as reports from '../../src/domain/campaigns/reports.ts';
 import { seedAudience, waitForCampaign } from '../support/campaigns.ts';
 import { fileScope } from '../support/scope.ts';

@@ -64,10 +64,12 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     assert.equal(await senderError.count(), 0, 'the error goes once the field changes');
 
     await page.getByLabel('Subject', { exact: true }).fill('News for you,');
-    await page.getByRole('button', { name: 'Add {{ subscriber.first_name }} to the subject' }).click();
+    await page.getByRole('button', { name: 'Insert a merge tag into the subject' }).click();
+    await page.getByRole('button', { name: 'Insert First name into the subject' }).click();
     await page.getByRole('checkbox', { name: 'Readers', exact: true }).check();
     await page.getByText('50 people will receive it').waitFor();
-    await page.getByLabel('Start from a template').selectOption({ index: 1 });
+    // the gallery of a new campaign: an MJML starter switches the empty visual editor to code
+    await page.locator('.gallery-item[data-format="mjml"] .gallery-pick').first().click();
     await page.locator('.cm-content').getByText('mj-body').first().waitFor();
     // the server's render, with the sample subscriber, shows in both frames
     const desktop = page.frameLocator('iframe[title="Desktop preview"]');
@@ -76,6 +78,7 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.waitForURL(/\/app\/campaigns\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'June newsletter' }).waitFor();
+    await page.getByRole('button', { name: 'Preview at phone width' }).click();
     await page.frameLocator('iframe[title="Phone preview"]').getByText('Hello Preview').first().waitFor();
     await shoot('campaign-editor');
     if (SHOTS) {
@@ -109,6 +112,11 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     await page.getByRole('button', { name: 'Send now…' }).click();
     const confirm = page.getByRole('alertdialog');
     await confirm.getByText('to 50 people now?').waitFor();
+    // the checks before sending: on this instance (outbox rules for tests) they warn, and say what to fix
+    const checks = confirm.getByRole('list', { name: 'Checks before sending' });
+    await checks.waitFor();
+    assert.match((await checks.textContent())!, /no postal address/);
+    await confirm.getByText('Nothing blocks the send, but look at the warnings first.').waitFor();
     await shoot('campaign-confirm');
     await page.getByRole('button', { name: 'Yes, send to 50 people' }).click();
     await page.getByRole('heading', { name: 'Delivery' }).waitFor();
@@ -119,13 +127,32 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     // a reader opens and clicks: the tracking URLs come from a received message
     const mail = sink.messages.find((m) => m.to.includes('r7@readers.test'))!.parsed!;
     const html = String(mail.html);
-    const pixel = /<img[^>]+src="([^"]+\/t\/[^"]+)"/.exec(html)?.[1];
+    // an <img> in a message with images of its own, a cell's background otherwise
+    const pixel = /(?:<img[^>]+src|background)="([^"]+\/t\/o\/[^"]+)"/.exec(html)?.[1];
     const click = /href="([^"]+\/t\/[^"]+)"/.exec(html)?.[1];
     assert.ok(pixel && click, 'the message has an open pixel and a tracked link');
-    assert.equal((await fetch(pixel!.replaceAll('&amp;', '&'))).status, 200);
-    const clicked = await fetch(click!.replaceAll('&amp;', '&'), { redirect: 'manual' });
+    const chrome = {
+      'user-agent':
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    };
+    assert.equal((await fetch(pixel!.replaceAll('&amp;', '&'), { headers: chrome })).status, 200);
+    const clicked = await fetch(click!.replaceAll('&amp;', '&'), { redirect: 'manual', headers: chrome });
     assert.equal(clicked.status, 302);
     const target = clicked.headers.get('location')!;
+    // two more readers open, in Apple Mail on an iPhone and in Outlook on a desktop
+    const pixelOf = (to: string) =>
+      /(?:<img[^>]+src|background)="([^"]+\/t\/o\/[^"]+)"/
+        .exec(String(sink.messages.find((m) => m.to.includes(to))!.parsed!.html))![1]!
+        .replaceAll('&amp;', '&');
+    await fetch(pixelOf('r8@readers.test'), {
+      headers: {
+        'user-agent':
+          'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
+      },
+    });
+    await fetch(pixelOf('r9@readers.test'), {
+      headers: { 'user-agent': 'Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook 16.0.17328; Pro)' },
+    });
 
     await page.reload();
     await page.getByRole('heading', { name: 'Report' }).waitFor();
@@ -133,9 +160,9 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
     await page.waitForFunction(
       () =>
         document.querySelector('.stat-value') &&
-        [...document.querySelectorAll('.stat')].some((e) => /^1Opened by people/.test(e.textContent ?? '')),
+        [...document.querySelectorAll('.stat')].some((e) => /^3Opened by people/.test(e.textContent ?? '')),
     );
-    assert.equal(await uniqueOpens.textContent(), '1');
+    assert.equal(await uniqueOpens.textContent(), '3');
     assert.match((await page.getByTestId('open-rate-note').textContent())!, /counts people only: 0 opens by privacy/);
     assert.equal(await page.locator('.stat', { hasText: 'Unique clicks' }).locator('.stat-value').textContent(), '1');
     const linkRow = page.getByRole('table', { name: 'Clicks per link' }).getByRole('row').filter({ hasText: target });
@@ -149,20 +176,29 @@ describe('campaigns in the dashboard (Chromium)', { skip: browserSkip() }, () =>
       .filter({ hasText: 'readers.test' });
     assert.match(
       (await provider.textContent())!,
-      /^readers\.test505000011$/,
-      '50 recipients, 50 sent, 1 opened, 1 clicked',
+      /^readers\.test505000031$/,
+      '50 recipients, 50 sent, 3 opened, 1 clicked',
     );
     assert.equal(
       await page.getByRole('table', { name: 'Recipients' }).getByRole('row').count(),
       26,
       'a header and the first 25 recipients',
     );
+    // people by email client and device, most opens first: each reader once, the clicker's row first
+    const rows = async (name: string) =>
+      (await page.getByRole('table', { name }).getByRole('row').allTextContents()).slice(1);
+    assert.deepEqual(await rows('Email clients'), [
+      'Web browser: Chrome1 33.3 %1',
+      'Apple Mail1 33.3 %0',
+      'Outlook1 33.3 %0',
+    ]);
+    assert.deepEqual(await rows('Devices'), ['Desktop2 66.7 %1', 'Mobile1 33.3 %0']);
     await page.locator('.u-over').first().waitFor(); // the chart drew
     await shoot('campaign-report');
 
     await page.getByRole('link', { name: '← Campaigns' }).click();
     const row = page.getByRole('table', { name: 'Campaigns' }).getByRole('row').filter({ hasText: 'June newsletter' });
-    assert.match((await row.textContent())!, /sent.*Readers.*50.*50.*2 %.*2 %/);
+    assert.match((await row.textContent())!, /sent.*Readers.*50.*50.*6 %.*2 %/);
     await shoot('campaigns');
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('table', { name: 'Recent campaigns' }).getByText('June newsletter').waitFor();

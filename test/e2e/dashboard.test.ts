@@ -12,6 +12,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { WEB_DIST } from '../../src/http/dashboard/spa.ts';
 import { assertPageFitsPhone } from '../support/browser.ts';
 import { restClient, startServer, type TestServer } from '../support/server.ts';
+import { until } from '../support/until.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -93,6 +94,11 @@ describe(
       await page.getByRole('button', { name: 'Create key' }).click(); // no name yet
       await page.getByText('Name is required').first().waitFor();
       await page.getByLabel('Name', { exact: true }).fill('Browser-made key');
+      // nothing is granted until ticked
+      assert.equal(await page.getByLabel('Full access').isChecked(), false);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByText('Choose at least one permission').first().waitFor();
+      await page.getByLabel('Full access').check();
       await page.getByRole('button', { name: 'Create key' }).click();
       const input = page.getByLabel('New API key');
       await input.waitFor();
@@ -201,19 +207,71 @@ describe(
       await page.getByRole('link', { name: '← Outbox' }).click();
       await page.getByRole('link', { name: 'Welcome aboard' }).waitFor();
       await assertPageFitsPhone(page, 'the outbox');
+      // search finds a message by a word of its subject, and says when nothing matches
+      const search = page.getByRole('search').getByRole('searchbox');
+      await search.fill('ABOARD');
+      await search.press('Enter');
+      await page.getByRole('link', { name: 'Welcome aboard' }).waitFor();
+      await search.fill('no-such-words');
+      await search.press('Enter');
+      await page.getByText('No captured message matches “no-such-words”.').waitFor();
 
       await page.getByRole('link', { name: 'Settings' }).click();
       await page.getByLabel('Default sender email').fill('news@acme.test');
       await page.getByLabel('Track opens and clicks').uncheck();
+      await page.getByLabel('Postal address', { exact: true }).fill('Acme Ltd\n1 Main Street\nSpringfield');
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByText('Settings saved.').waitFor();
       const row = await s.db
         .selectFrom('accounts')
-        .select(['default_from_email', 'tracking_enabled'])
+        .select(['default_from_email', 'tracking_enabled', 'postal_address'])
         .where('id', '=', account.id)
         .executeTakeFirstOrThrow();
-      assert.deepEqual(row, { default_from_email: 'news@acme.test', tracking_enabled: false });
+      assert.deepEqual(row, {
+        default_from_email: 'news@acme.test',
+        tracking_enabled: false,
+        postal_address: 'Acme Ltd\n1 Main Street\nSpringfield',
+      });
+
+      // the time zone is typed and searched; UTC stays choosable after another zone was saved
+      const zone = page.getByLabel('Time zone');
+      for (const [typed, saved] of [
+        ['Europe/Berlin', 'Europe/Berlin'],
+        ['UTC', 'UTC'],
+      ]) {
+        await zone.fill(typed);
+        await page.getByRole('button', { name: 'Save settings' }).click();
+        const stored = () =>
+          s.db.selectFrom('accounts').select('timezone').where('id', '=', account.id).executeTakeFirstOrThrow();
+        await until(`the time zone ${saved} saved`, async () => (await stored()).timezone === saved);
+      }
+      assert.equal(await page.locator('datalist option[value="UTC"]').count(), 1);
+      await zone.fill('Nowhere/Land');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page
+        .getByText(/must be an IANA time zone name/)
+        .first()
+        .waitFor();
       await page.screenshot({ path: join(shots, '9-settings.png'), fullPage: true });
+    });
+
+    test('on a phone the navigation folds under one Menu button that opens and follows a link', async () => {
+      const phone = await page.context().newPage();
+      await phone.setViewportSize({ width: 390, height: 844 });
+      await phone.goto(`${s.url}/app/outbox`);
+      const nav = phone.getByRole('navigation', { name: 'Main' });
+      const menu = nav.getByRole('button', { name: /Menu/ });
+      await menu.waitFor();
+      assert.match(await menu.innerText(), /Outbox/, 'the button names the page');
+      assert.equal(await nav.getByRole('link', { name: 'Subscribers' }).isVisible(), false);
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+      await menu.click();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await nav.getByRole('link', { name: 'Subscribers' }).click();
+      await phone.getByRole('heading', { name: 'Subscribers' }).waitFor();
+      assert.equal(await nav.getByRole('link', { name: 'Outbox' }).isVisible(), false, 'folded again');
+      await phone.screenshot({ path: join(shots, '10-phone-nav.png') });
+      await phone.close();
     });
   },
 );

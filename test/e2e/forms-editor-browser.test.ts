@@ -71,8 +71,8 @@ describe('the form editor and the public pages (Chromium)', { skip: browserSkip(
     assert.deepEqual([saved.group_ids, saved.double_opt_in, saved.redirect_url], [[vip.id], true, null]);
     await page.getByText('Groups').locator('xpath=following-sibling::dd[1]').getByText('VIP').waitFor();
 
-    await page.getByRole('button', { name: 'Copy' }).click();
-    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    await page.getByRole('button', { name: 'Copy the embed snippet' }).click();
+    await page.getByRole('button', { name: 'Copied the embed snippet' }).waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, new RegExp(`<form class="mg-form" method="post" action="${s.url}/f/${form.id}"`));
 

@@ -15,8 +15,13 @@ describe('team roles in the dashboard (Chromium)', { skip: browserSkip() }, () =
   test("an owner changes a member's role; the last owner's own row has no select", async () => {
     const { s, page } = session;
     const accountId = await createOwner(page, s);
-    const grace = await users.addMember(s.db, accountId, { email: 'grace@acme.test', name: 'Grace', role: 'editor' });
-    await users.addMember(s.db, accountId, { email: 'linus@acme.test', role: 'viewer' });
+    const grace = await users.addMember(
+      s.db,
+      accountId,
+      { email: 'grace@acme.test', name: 'Grace', role: 'editor' },
+      'oidc',
+    );
+    await users.addMember(s.db, accountId, { email: 'linus@acme.test', role: 'viewer' }, 'oidc');
 
     await page.getByRole('link', { name: 'Settings' }).click();
     const team = page.locator('.card', { has: page.getByRole('heading', { name: 'Team', exact: true }) });

@@ -16,6 +16,7 @@ import { startSink, type Sink } from '../support/smtpSink.ts';
 const SEND_CONCURRENCY = 5;
 const SEND_IN_FLIGHT = 2 * SEND_CONCURRENCY;
 const ENV = {
+  ALLOW_INSECURE_PUBLIC_URL: 'true',
   WORKER_POLL_MS: '200',
   // an instance silent for 4 s is dead here (20 s by default): the takeover is what is tested, not the wait
   INSTANCE_HEARTBEAT_MS: '1000',

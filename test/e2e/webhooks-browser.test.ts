@@ -76,6 +76,21 @@ describe('webhooks in the dashboard (Chromium)', { skip: browserSkip() }, () => 
     await log.locator('tr[data-status="delivered"]').nth(1).waitFor();
     await log.getByText('replay', { exact: true }).waitFor();
     assert.equal(await log.locator('tbody tr').count(), 2);
+
+    // the log narrows to a status and a day range; nothing failed, and nothing was delivered tomorrow
+    const filters = page.getByRole('search', { name: 'Filter deliveries' });
+    await filters.getByLabel('Status').selectOption('failed');
+    await filters.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No delivery matches these filters.').waitFor();
+    await filters.getByLabel('Status').selectOption('');
+    await filters.getByLabel('Event').selectOption('subscriber.created');
+    const tomorrow = new Date(Date.now() + 86_400_000).toLocaleDateString('en-CA');
+    await filters.getByLabel('From').fill(tomorrow);
+    await filters.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No delivery matches these filters.').waitFor();
+    await filters.getByLabel('From').fill('');
+    await filters.getByRole('button', { name: 'Filter' }).click();
+    await log.locator('tr[data-status="delivered"]').nth(1).waitFor();
     if (SHOTS) await page.screenshot({ path: join(SHOTS, 'webhook.png'), fullPage: true });
     await assertPageFitsPhone(page, 'the delivery log');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();

@@ -35,6 +35,7 @@ const startSupervisor = (queue: Queue) =>
     config: loadConfig({ ...TEST_ENV, INSTANCE_HEARTBEAT_MS: 100, INSTANCE_TIMEOUT_MS: 1000 }, {}),
     transport: {} as MailTransport,
     log: silent,
+    pacing: {} as WorkerContext['pacing'],
   });
 const leaseOf = async (jobId: string) =>
   (await sql<{ instance_id: string }>`select instance_id from job_leases where job_id = ${jobId}::uuid`.execute(t.db))

@@ -384,6 +384,9 @@ const PRODUCERS: Record<EventType, (ctx: Ctx) => Promise<unknown>> = {
   },
   'webhook.disabled': ({ accountId }) =>
     recordEvent(s.db, accountId, 'webhook.disabled', { webhook: { id: crypto.randomUUID() }, reason: 'test' }),
+  // the scheduler's refusal is tested in test/domain/campaigns/campaigns.recheck.test.ts
+  'campaign.refused': ({ accountId }) =>
+    recordEvent(s.db, accountId, 'campaign.refused', { campaign: { id: crypto.randomUUID() }, checks: [] }),
 };
 
 describe('Webhook events › one delivered webhook per event type', { concurrency: true }, () => {

@@ -52,7 +52,7 @@ describe('renderMessage', () => {
     assert.match(m.html, /<h1>Hello &lt;b&gt;Ada&lt;\/b&gt;<\/h1>/);
     assert.equal(m.subject, 'For <b>Ada</b>');
     assert.match(m.text, /^Hello <b>Ada<\/b>/, 'headings keep their case and variables survive the text conversion');
-    assert.match(m.html, /<a href="https:\/\/u\/t">Unsubscribe<\/a><\/p>\n<\/body><\/html>$/);
+    assert.match(m.html, /<a href="https:\/\/u\/t"[^>]*>Unsubscribe<\/a><\/p>\n<\/body><\/html>$/);
     assert.match(m.text, /Unsubscribe \[https:\/\/u\/t\]/);
   });
 
@@ -67,7 +67,7 @@ describe('renderMessage', () => {
       { subscriber: sub, unsubscribeUrl: 'https://u/t' },
     );
     assert.equal(m.subject, 'A B');
-    assert.match(m.text, /^Plain ada@example\.com\n\nUnsubscribe: https:\/\/u\/t\n$/);
+    assert.match(m.text, /^Plain ada@example\.com\n\n--\n\n\nUnsubscribe: https:\/\/u\/t\n$/);
     assert.match(m.html, /^<body><div style="display:none[^"]*">Peek &lt;here&gt;<\/div><p>x<\/p>/);
   });
 
@@ -95,7 +95,7 @@ describe('renderMessage', () => {
         html: '<body><a href="https://a.test/1">1</a><a href="https://other.test">2</a></body>',
         preview_text: '{{ subscriber.email }} & more',
       },
-      { linkIndex: (u) => (u === 'https://a.test/1' ? 4 : undefined) },
+      { linkIndex: (u) => (u === 'https://a.test/1' ? 4 : undefined), opens: true },
     );
     const m = renderMessage(t, {
       subscriber: sub,
@@ -103,7 +103,8 @@ describe('renderMessage', () => {
       tracking: { click: 'https://t/c/TOKEN', open: 'https://t/o/TOKEN' },
     });
     assert.match(m.html, /<a href="https:\/\/t\/c\/TOKEN\/4">1<\/a><a href="https:\/\/other\.test">2<\/a>/);
-    assert.match(m.html, /<img src="https:\/\/t\/o\/TOKEN"[^>]*><\/body>$/);
+    assert.match(m.html, /<td [^>]*background="https:\/\/t\/o\/TOKEN"[^>]*>.*<\/table><\/body>$/s);
+    assert.ok(!/<img\b/.test(m.html), 'a message without images of its own gets no <img> pixel');
     assert.match(m.html, />\{\{ subscriber\.email \}\} &amp; more<\/div>/);
     assert.ok(!m.text.includes('more'), 'the preheader is not part of the text');
   });

@@ -1,10 +1,12 @@
 // src/mail/smtpPool.ts against a real smtp-server: at most maxConnections connections, each reused; a
 // connection the server closed while idle is replaced; a refused message does not cost the connection
-// (RSET); a server that is down fails every waiting send instead of hanging; AUTH; close().
+// (RSET); a server that is down fails every waiting send instead of hanging; AUTH; close(); an account
+// relay's host is checked (public addresses only) at every connection.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { SmtpPool, type SmtpPoolOptions } from '../../src/mail/smtpPool.ts';
+import { PRIVATE_RELAY, SmtpPool, type SmtpPoolOptions } from '../../src/mail/smtpPool.ts';
+import { startDnsServer } from '../support/dnsServer.ts';
 
 interface Server {
   port: number;
@@ -146,5 +148,30 @@ describe('SmtpPool', () => {
     await assert.rejects(send(pool, 'two@x.test'), /pool is closed/);
     for (let i = 0; i < 50 && s.concurrent > 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(s.concurrent, 0);
+  });
+
+  test("publicOnly (an account's relay): the name is resolved through DNS_SERVERS at every connection", async (t) => {
+    const dns = await startDnsServer(t);
+    const s = await server();
+    dns.set('relay.acme.test', 'A', ['127.0.0.1']);
+    const guarded = new SmtpPool(
+      options(s.port, { host: 'relay.acme.test', publicOnly: { dnsServers: dns.server }, maxConnections: 1 }),
+    );
+    // re-pointed at loopback (as after a check at create time): refused before any connection
+    await assert.rejects(
+      send(guarded, 'one@x.test'),
+      (err: any) => err.code === 'EPRIVATE' && err.message === PRIVATE_RELAY,
+    );
+    await assert.rejects(send(guarded, 'two@x.test'), (err: any) => err.code === 'EPRIVATE', 'the slot was given back');
+    assert.ok(dns.queries.includes('A relay.acme.test'));
+    dns.set('relay.acme.test', 'A', []);
+    await assert.rejects(send(guarded, 'three@x.test'), (err: any) => err.code === 'EDNS');
+    guarded.close();
+    await assert.rejects(
+      send(new SmtpPool(options(s.port, { publicOnly: { dnsServers: dns.server } })), 'four@x.test'),
+      (err: any) => err.code === 'EPRIVATE',
+      'an address literal is checked too',
+    );
+    assert.equal(s.opened, 0, 'nothing reached the server');
   });
 });

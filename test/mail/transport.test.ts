@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
 import { createTransport } from '../../src/mail/transport.ts';
 import { migratedDb } from '../support/db.ts';
+import { newAccount } from '../support/domain.ts';
 import { startSink } from '../support/smtpSink.ts';
 
 const sink = await startSink({
@@ -142,4 +143,56 @@ test('without SMTP_URL: the outbox captures each message; sendMany writes a batc
     rows.map((r) => r.message_id),
     results.map((r) => (r.ok ? r.messageId : '')),
   );
+});
+
+test("a message naming an account's relay leaves through that relay's pool, the rest the default way", async () => {
+  const relaySink = await startSink();
+  after(() => relaySink.close());
+  const acc = await newAccount(db, 'Relayed');
+  const someoneElse = await newAccount(db, 'Other');
+  const reads: string[] = [];
+  const relays = async (accountId: string, relayId: string) => {
+    reads.push(relayId);
+    return accountId === acc && relayId === 'r1' ? `smtp://127.0.0.1:${relaySink.port}?starttls=false` : undefined;
+  };
+  // outbox mode: the thread starts for relayed mail only; private relay hosts allowed (a loopback sink)
+  const config = { ...loadConfig({ ALLOW_PRIVATE_SMTP_RELAYS: true }, {}), secret: 's' };
+  const transport = createTransport(config, db, relays);
+  try {
+    assert.equal(transport.kind, 'outbox');
+    const relayed = (to: string, relayId = 'r1', accountId = acc) => ({ ...msg(to), accountId, relayId });
+    const results = await transport.sendMany!([
+      relayed('via-relay@relay.test'),
+      msg('plain@relay.test'),
+      relayed('gone@relay.test', 'r2'),
+      relayed('other-account@relay.test', 'r1', someoneElse),
+    ]);
+    assert.ok(
+      results.every((r) => r.ok),
+      JSON.stringify(results),
+    );
+    assert.deepEqual(relaySink.messages.map((m) => m.to).flat(), ['via-relay@relay.test']);
+    const captured = await db
+      .selectFrom('outbox')
+      .select('to_addr')
+      .where('to_addr', 'like', '%@relay.test')
+      .orderBy('to_addr')
+      .execute();
+    assert.deepEqual(
+      captured.map((r) => r.to_addr),
+      ['gone@relay.test', 'other-account@relay.test', 'plain@relay.test'],
+      "a relay that does not exist (or is not the account's) sends the default way",
+    );
+    // read once, then trusted for RELAY_RECHECK_MS
+    const readsBefore = reads.length;
+    assert.ok((await transport.send(relayed('again@relay.test'))).ok);
+    assert.equal(reads.length, readsBefore);
+    // dropped (deleted): read again, its pool opened anew
+    transport.dropRelay!('r1');
+    assert.ok((await transport.send(relayed('after-drop@relay.test'))).ok);
+    assert.equal(reads.length, readsBefore + 1);
+    assert.equal(relaySink.messages.length, 3);
+  } finally {
+    await transport.close();
+  }
 });

@@ -38,8 +38,11 @@ declare const document: any;
  */
 export async function assertFitsPhone(phone: Page, what: string): Promise<void> {
   const { width, gap, squeezed, out } = await phone.evaluate(() => {
-    // the links' list, not the nav element: a stretched nav is the empty band this looks for
-    const links = document.querySelector('nav.sidebar ul');
+    // the links' list, not the nav element: a stretched nav is the empty band this looks for; folded
+    // (the phone's menu button shows instead), the button
+    const list = document.querySelector('nav.sidebar ul');
+    const links =
+      list && list.getBoundingClientRect().height > 0 ? list : document.querySelector('nav.sidebar .menu-toggle');
     const main = document.querySelector('main.content');
     const squeezed = [...document.querySelectorAll('table.data .break')]
       .filter((e: any) => e.getBoundingClientRect().width < 100)
@@ -60,6 +63,9 @@ export async function assertFitsPhone(phone: Page, what: string): Promise<void> 
   assert.deepEqual(squeezed, [], `${what}: table values squeezed under 100 px wide at 390 px`);
   // the nav's own bottom padding and border are ~17 px
   assert.ok(gap <= 40, `${what}: ${Math.round(gap)} px between the navigation and the content at 390 px`);
+  const nav = await phone.evaluate(() => document.querySelector('nav.sidebar')?.getBoundingClientRect().height ?? 0);
+  // the thirteen links once filled a third of the screen; folded, the navigation is one line
+  assert.ok(nav <= 80, `${what}: the navigation is ${Math.round(nav)} px tall at 390 px`);
 }
 
 /** The page `page` shows, opened again in a 390 px tab of the same session and checked by assertFitsPhone. */

@@ -54,6 +54,8 @@ export async function childServer(env: Record<string, string>): Promise<ChildSer
     MAILGROVE_ADMIN_TOKEN: adminToken,
     MAILGROVE_SECRET: 'child-secret',
     LOG_LEVEL: 'warn',
+    SEND_CHECKS: 'warn', // as startServer: sinks on loopback, unverified domains
+    ALLOW_INSECURE_PUBLIC_URL: 'true', // as startServer: links on http://127.0.0.1
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { MAILGROVE_DATA_DIR: dataDir!, DATABASE_URL: '' }),
     ...env,
   };

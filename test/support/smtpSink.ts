@@ -1,5 +1,5 @@
 // A real SMTP server in the test process (smtp-server on 127.0.0.1:0) that records what arrives, per
-// recipient. It can answer chosen recipients with 4xx/5xx, delay each message (to cancel or kill mid-send),
+// recipient, with the envelope sender each message came with. It can answer chosen recipients with 4xx/5xx, delay each message (to cancel or kill mid-send),
 // and parse messages with mailparser's simpleParser (off for bulk runs, where it only counts).
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -14,8 +14,12 @@ export interface SinkOptions {
 }
 
 export interface Received {
+  /** the envelope sender (MAIL FROM); '' for the null sender */
+  from: string;
   to: string[];
   raw: Buffer;
+  /** the name the client gave in EHLO/HELO */
+  helo?: string;
   parsed?: ParsedMail;
 }
 
@@ -66,7 +70,14 @@ export async function startSink(opts: SinkOptions = {}): Promise<Sink> {
         if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
         for (const rcpt of to) counts.set(rcpt, (counts.get(rcpt) ?? 0) + 1);
         total += to.length;
-        messages.push({ to, raw: opts.parse === false ? Buffer.alloc(0) : raw, parsed });
+        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+        messages.push({
+          from,
+          to,
+          raw: opts.parse === false ? Buffer.alloc(0) : raw,
+          parsed,
+          helo: session.hostNameAppearsAs,
+        });
         cb();
       });
     },

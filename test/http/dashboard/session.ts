@@ -1,9 +1,10 @@
 // A browser-like client for /app/api in tests: keeps the cookies the server sets and sends the CSRF
-// header on state-changing requests, as the dashboard's own fetch wrapper does (web/src/api.ts).
+// header on state-changing requests, as the dashboard's own fetch wrapper does (web/src/api/client.ts).
 import * as accounts from '../../../src/domain/accounts/accounts.ts';
 import * as sessions from '../../../src/domain/accounts/sessions.ts';
 import * as users from '../../../src/domain/accounts/users.ts';
 import type { TestServer } from '../../support/server.ts';
+import { until } from '../../support/until.ts';
 
 export interface Reply {
   status: number;
@@ -71,11 +72,16 @@ export async function signedIn(
   const password = 'correct horse battery';
   const email = `${role}${++n}-${Date.now()}@example.com`;
   const id = accountId ?? (await accounts.create(s.db, { name: `Dashboard ${n}` }, 1000)).id;
-  const member = await users.addMember(s.db, id, {
-    email,
-    role: role === 'owner' ? 'admin' : role,
-    ...(opts.withPassword && { password }),
-  });
+  const member = await users.addMember(
+    s.db,
+    id,
+    {
+      email,
+      role: role === 'owner' ? 'admin' : role,
+      ...(opts.withPassword && { password }),
+    },
+    'oidc',
+  ); // the session is started below, not through a sign-in
   if (role === 'owner')
     await s.db
       .updateTable('memberships')
@@ -87,4 +93,18 @@ export async function signedIn(
   const { token } = await sessions.start(s.db, member.id, id, 3_600_000);
   c.jar.set('mailgrove_session', token);
   return { client: c, accountId: id, userId: member.id, email, password };
+}
+
+/** The token of the n-th mail to `email` (in the outbox) whose link carries one in its fragment (#token=…). */
+export function mailedToken(s: TestServer, email: string, n = 1): Promise<string> {
+  return until(`mail ${n} to ${email}`, async () => {
+    const rows = await s.db
+      .selectFrom('outbox')
+      .select('text')
+      .where('to_addr', 'ilike', email)
+      .orderBy('created_at')
+      .execute();
+    const link = rows.length >= n && /https?:\/\/\S+#token=\S+/.exec(rows[n - 1]!.text ?? '')?.[0];
+    return link && new URL(link).hash.slice('#token='.length);
+  });
 }

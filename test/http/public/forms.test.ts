@@ -48,7 +48,7 @@ const mailsTo = (to: string) =>
 const linkIn = (text: string | null) => /(http:\/\/[^\s"]+\/f\/confirm\/[A-Za-z0-9_\-.]+)/.exec(text ?? '')?.[1];
 
 describe('GET /f/{id} hosted page', () => {
-  test('accessible HTML: labelled inputs, escaped form name, hidden honeypot, CSP without scripts; counts a view', async () => {
+  test('accessible HTML: labelled inputs, escaped form name, hidden honeypot, only our own script; counts a view', async () => {
     const a = await account();
     await a.api.post('/fields', { key: 'vip', name: 'VIP', type: 'boolean' });
     const f = await form(a, {
@@ -73,7 +73,14 @@ describe('GET /f/{id} hosted page', () => {
       html,
       /aria-hidden="true"[^>]*><label for="mg-_website">Leave this field empty<\/label><input type="text" id="mg-_website" name="_website" tabindex="-1"/,
     );
-    assert.ok(!/<script|<link|src="http/.test(html), 'no scripts or external assets');
+    // one script, ours, from this origin (it fills the time-zone field); nothing inline may run
+    assert.match(res.headers.get('content-security-policy')!, /script-src 'self';/);
+    assert.doesNotMatch(
+      res.headers.get('content-security-policy')!,
+      /unsafe-inline'[^;]*;[^;]*script|script-src[^;]*unsafe/,
+    );
+    assert.deepEqual(html.match(/<script[^>]*>/g), ['<script src="/f/assets/form.js">']);
+    assert.ok(!/<link|src="http/.test(html), 'no external assets');
     assert.deepEqual(await stats(f.id), { views: 1, submissions: 0, confirmations: 0 });
   });
 
@@ -287,7 +294,11 @@ describe('Double opt-in', () => {
     assert.equal(more.length, 0);
     assert.equal(mail!.from_addr, 'Acme News <news@acme.example>');
     assert.equal(mail!.subject, 'Please confirm your subscription');
-    assert.deepEqual(mail!.headers, { 'Reply-To': 'hello@acme.example' });
+    const { 'List-Id': listId, 'Feedback-ID': feedbackId, ...rest } = mail!.headers as Record<string, string>;
+    assert.deepEqual(rest, { 'Reply-To': 'hello@acme.example' });
+    // like every mail of the account: its list, and the feedback loop's id naming the form and the kind
+    assert.match(listId!, /^<[0-9a-f-]{36}\.127\.0\.0\.1>$/);
+    assert.match(feedbackId!, new RegExp(`^${f.id}:[0-9a-f-]{36}:confirmation:`));
     const link = linkIn(mail!.text)!;
     assert.ok(link.startsWith(`${s.url}/f/confirm/`), link);
     assert.ok(mail!.html!.includes(link));

@@ -94,12 +94,70 @@ describe('Click redirect', () => {
     );
   });
 
-  test('tracking off for the account: the redirect still works, nothing is recorded', async () => {
+  test('tracking off for the campaign: the redirect still works, nothing is recorded', async () => {
     const a = await sent();
-    await s.db.updateTable('accounts').set({ tracking_enabled: false }).where('id', '=', a.accountId).execute();
+    await s.db
+      .updateTable('campaigns')
+      .set({ track_opens: false, track_clicks: false })
+      .where('id', '=', a.campaignId)
+      .execute();
     assert.equal((await fetch(clickUrl(s.config, a.campaignId, a.sub, 0), { redirect: 'manual' })).status, 302);
     await fetch(openUrl(s.config, a.campaignId, a.sub));
     assert.equal((await eventsOfType(s.db, a.accountId, 'email.clicked')).length, 0);
     assert.equal((await eventsOfType(s.db, a.accountId, 'email.opened')).length, 0);
+  });
+});
+
+describe('Email clients and devices', () => {
+  const UA = {
+    chrome:
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    iphoneMail:
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148',
+    outlook: 'Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook 16.0.17328; Pro)',
+    proxy: 'Mozilla/5.0',
+  };
+  const as = (ua: string) => ({ headers: { 'user-agent': ua }, redirect: 'manual' as const });
+
+  test('opens through the pixel count people by the client and device of their first open or click; proxy loads and the user agent itself are not kept', async () => {
+    const { accountId, key } = await s.newAccount();
+    const api = restClient(s.url, key);
+    const emails = ['c1@ua.test', 'c2@ua.test', 'c3@ua.test', 'c4@ua.test', 'c5@ua.test'];
+    const r = await sendCampaignTo(s.db, api, accountId, emails);
+    const [chrome, iphone, outlook, proxied, clicker] = emails.map((e) => r.subscriberIds.get(e)!);
+    const open = (sub: string, ua: string) => fetch(openUrl(s.config, r.campaignId, sub), as(ua));
+    await open(chrome!, UA.chrome);
+    await open(iphone!, UA.iphoneMail);
+    await open(iphone!, UA.chrome); // a later open from elsewhere keeps the first client
+    await open(outlook!, UA.outlook);
+    await open(proxied!, UA.proxy);
+    await fetch(clickUrl(s.config, r.campaignId, iphone!, 0), as(UA.chrome));
+    // images blocked: the click is the first a person was seen, from their browser
+    await fetch(clickUrl(s.config, r.campaignId, clicker!, 0), as(UA.chrome));
+
+    const res = await api.get(`/campaigns/${r.campaignId}/clients`);
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.data, {
+      clients: [
+        { name: 'Web browser: Chrome', opens: 2, clicks: 1 },
+        { name: 'Apple Mail', opens: 1, clicks: 1 },
+        { name: 'Outlook', opens: 1, clicks: 0 },
+      ],
+      devices: [
+        { type: 'desktop', opens: 3, clicks: 1 },
+        { type: 'mobile', opens: 1, clicks: 1 },
+      ],
+    });
+    const stats = (await api.get(`/campaigns/${r.campaignId}`)).body.data.stats;
+    assert.equal(stats.unique_human_opens, 4, 'the breakdown adds up to the human opens');
+    const stored = await s.db
+      .selectFrom('campaign_recipients')
+      .select(['subscriber_id', 'client', 'device'])
+      .where('campaign_id', '=', r.campaignId)
+      .where('subscriber_id', '=', proxied!)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([stored.client, stored.device], [null, null], 'a proxy load names no client');
+    const other = await restClient(s.url, (await s.newAccount()).key).get(`/campaigns/${r.campaignId}/clients`);
+    assert.equal(other.status, 404, "another account's campaign is not found");
   });
 });

@@ -26,7 +26,8 @@ describe('REST automations', () => {
     assert.deepEqual(list.body.data.pagination, { current_page: 1, total_pages: 1, total_count: 1, per_page: 25 });
     assert.deepEqual(await api.delete(`/automations/${id}`).then((r) => r.body), {
       success: true,
-      message: 'Automation deleted successfully',
+      message: 'Automation deleted',
+      data: { id, deleted: true },
     });
     assert.equal((await api.get(`/automations/${id}`)).status, 404);
   });

@@ -36,13 +36,21 @@ describe('Custom fields', () => {
     const res = await api.get('/fields');
     assert.equal(res.status, 200);
     assert.deepEqual(
-      res.body.data.map((f: { key: string; type: string }) => [f.key, f.type]),
+      res.body.data.fields.map((f: { key: string; type: string }) => [f.key, f.type]),
       [
         ['alpha', 'boolean'],
         ['zeta', 'number'],
       ],
     );
-    for (const f of res.body.data) assert.deepEqual(keysOf(f), FIELD_KEYS);
+    for (const f of res.body.data.fields) assert.deepEqual(keysOf(f), FIELD_KEYS);
+    assert.deepEqual(res.body.data.pagination, { current_page: 1, total_pages: 1, total_count: 2, per_page: 100 });
+    // read whole, paged like any other list
+    const second = (await api.get('/fields?page=2&per_page=1')).body.data;
+    assert.deepEqual(
+      [second.fields.map((f: { key: string }) => f.key), second.pagination],
+      [['zeta'], { current_page: 2, total_pages: 2, total_count: 2, per_page: 1 }],
+    );
+    assert.equal((await api.get('/fields?page=0')).status, 400);
   });
 
   test('Custom fields › 409 when the key already exists in the account; another account may use it', async () => {
@@ -74,7 +82,7 @@ describe('Custom fields', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.deepEqual(Object.keys(res.body.data), [field], JSON.stringify(body));
     }
-    assert.deepEqual((await api.get('/fields')).body.data, []);
+    assert.deepEqual((await api.get('/fields')).body.data.fields, []);
   });
 
   test('Custom fields › values are coerced to the field type: number, boolean, date, text', async () => {
@@ -114,7 +122,7 @@ describe('Custom fields', () => {
     ).body.data;
     const res = await api.delete(`/fields/${company.id}`);
     assert.equal(res.status, 200);
-    assert.deepEqual(keysOf(res.body), ['message', 'success']);
+    assert.deepEqual(res.body, { success: true, message: 'Field deleted', data: { id: company.id, deleted: true } });
     assert.deepEqual((await api.get(`/subscribers/${sub.id}`)).body.data.custom_fields, { city: 'London' });
     const row = await s.db
       .selectFrom('fields')
@@ -139,6 +147,6 @@ describe('Custom fields', () => {
       assert.equal(res.status, 404);
       assert.deepEqual(res.body, { success: false, error: 'Field not found' });
     }
-    assert.equal((await other.api.get('/fields')).body.data.length, 1);
+    assert.equal((await other.api.get('/fields')).body.data.fields.length, 1);
   });
 });

@@ -17,14 +17,20 @@ describe('REST forms', () => {
     const f = res.body.data;
     assert.deepEqual(Object.keys(f).sort(), [
       'active',
+      'confirmation_subject',
+      'content_format',
+      'content_source',
       'created_at',
+      'design',
       'double_opt_in',
       'embed',
+      'embed_script',
       'fields',
       'group_ids',
       'id',
       'name',
       'redirect_url',
+      'slug',
       'stats',
       'success_message',
       'type',
@@ -169,7 +175,8 @@ describe('REST forms', () => {
     assert.equal(submit.status, 200, JSON.stringify(submit.body));
     assert.deepEqual(await api.delete(`/forms/${f.id}`).then((r) => r.body), {
       success: true,
-      message: 'Form deleted successfully',
+      message: 'Form deleted',
+      data: { id: f.id, deleted: true },
     });
     assert.equal((await fetch(`${s.url}/f/${f.id}`)).status, 404);
     assert.equal((await api.get('/subscribers')).body.data.pagination.total_count, 1);

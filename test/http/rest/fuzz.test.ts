@@ -22,7 +22,7 @@ const ids: string[] = [mine.accountId, theirs.accountId];
 for (let i = 0; i < 4; i++) ids.push((await api.post('/subscribers', { email: `seed${i}@example.com` })).body.data.id);
 ids.push((await restClient(s.url, theirs.key).post('/subscribers', { email: 'theirs@example.com' })).body.data.id);
 ids.push(await createGroup(s.db, mine.accountId, 'Mine'), await createGroup(s.db, theirs.accountId, 'Theirs'));
-ids.push(...(await api.get('/fields')).body.data.map((f: { id: string }) => f.id));
+ids.push(...(await api.get('/fields')).body.data.fields.map((f: { id: string }) => f.id));
 
 interface Sent {
   method: string;

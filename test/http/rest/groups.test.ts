@@ -68,7 +68,7 @@ describe('REST groups', () => {
       }
     }
     const del = await c.delete(`/groups/${g.id}`);
-    assert.deepEqual(del.body, { success: true, message: 'Group deleted successfully' });
+    assert.deepEqual(del.body, { success: true, message: 'Group deleted', data: { id: g.id, deleted: true } });
     assert.equal((await c.get(`/groups/${g.id}`)).status, 404);
   });
 

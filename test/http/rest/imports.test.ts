@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import { fileScope } from '../../support/scope.ts';
+import { importFinished, uploadCsv } from '../../support/imports.ts';
 import { restClient, startServer } from '../../support/server.ts';
 
 // one server for the file; each test isolates itself in a new account
@@ -16,32 +17,13 @@ const s = await startServer(fileScope, {
   REST_RATE_LIMIT: 100_000,
 });
 
-async function upload(
+const upload = (
   key: string,
   content: string | Uint8Array,
   opts: { groupIds?: string; filename?: string; type?: string } = {},
-) {
-  const form = new FormData();
-  if (opts.groupIds !== undefined) form.append('group_ids', opts.groupIds);
-  form.append('file', new Blob([content], { type: opts.type ?? 'text/csv' }), opts.filename ?? 'list.csv');
-  const res = await fetch(`${s.url}/api/v1/external/subscribers/import-async`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}` },
-    body: form,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function finished(key: string, jobId: string) {
-  const api = restClient(s.url, key);
-  for (let i = 0; i < 600; i++) {
-    const res = await api.get(`/imports/${jobId}`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    if (res.body.data.status !== 'processing') return res.body.data;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('import did not finish');
-}
+) =>
+  uploadCsv(s.url, key, content, { ...opts, fields: opts.groupIds === undefined ? {} : { group_ids: opts.groupIds } });
+const finished = (key: string, jobId: string) => importFinished(s.url, key, jobId);
 
 async function importCsv(key: string, csv: string, opts: { groupIds?: string } = {}) {
   const res = await upload(key, csv, opts);

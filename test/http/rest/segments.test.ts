@@ -94,7 +94,7 @@ describe('REST segments', () => {
     assert.equal(upd.body.data.filter.rules[0].value, 'bounced');
     assert.equal((await api.put(`/segments/${seg.id}`, {})).status, 400);
     const del = await api.delete(`/segments/${seg.id}`);
-    assert.deepEqual(del.body, { success: true, message: 'Segment deleted successfully' });
+    assert.deepEqual(del.body, { success: true, message: 'Segment deleted', data: { id: seg.id, deleted: true } });
     assert.deepEqual((await api.get(`/segments/${seg.id}`)).body, { success: false, error: 'Segment not found' });
   });
 

@@ -117,7 +117,7 @@ describe('REST suppressions', () => {
     const other = await account();
     assert.equal((await other.api.delete(`/suppressions/${e.id}`)).status, 404);
     const del = await api.delete(`/suppressions/${e.id}`);
-    assert.deepEqual(del.body, { success: true, message: 'Suppression removed successfully' });
+    assert.deepEqual(del.body, { success: true, message: 'Suppression deleted', data: { id: e.id, deleted: true } });
     for (const id of [e.id, MISSING, 'nope']) {
       const r = await api.delete(`/suppressions/${id}`);
       assert.equal(r.status, 404);

@@ -45,10 +45,14 @@ describe('Warm-up plans', () => {
     assert.ok(Date.parse(plan.today.resets_at) > Date.now());
 
     assert.deepEqual((await api.get(`/warmup/${plan.id}`)).body, { success: true, data: plan });
-    assert.deepEqual((await api.get('/warmup')).body, { success: true, data: { plans: [plan] } });
+    assert.deepEqual((await api.get('/warmup')).body, {
+      success: true,
+      data: { plans: [plan], pagination: { current_page: 1, total_pages: 1, total_count: 1, per_page: 100 } },
+    });
     assert.deepEqual((await api.delete(`/warmup/${plan.id}`)).body, {
       success: true,
-      message: 'Warm-up plan deleted successfully',
+      message: 'Warm-up plan deleted',
+      data: { id: plan.id, deleted: true },
     });
     assert.equal((await api.get(`/warmup/${plan.id}`)).status, 404);
     assert.deepEqual((await api.get('/warmup')).body.data.plans, []);
