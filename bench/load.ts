@@ -241,7 +241,7 @@ async function benchOn(
     WORKERS: 'true',
     REST_RATE_LIMIT: '1000000000',
     MCP_RATE_LIMIT: '1000000000',
-    ...(sink && { SMTP_URL: sink.url }),
+    ...(sink && { SMTP_URL: sink.url, ALLOW_INSECURE_PUBLIC_URL: 'true' }),
     WORKER_POLL_MS: '200',
     // per-provider throttling stays on, its limits raised out of the way (every recipient is one provider)
     PROVIDER_LIMITS: '{"*":{"concurrency":1000,"per_second":1000000}}',

@@ -12,7 +12,7 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
-import { prepare } from '../src/mail/campaignMessage.ts';
+import { prepareCampaign } from '../src/domain/delivery/message.ts';
 import { composeMessage } from '../src/mail/mime.ts';
 import { SmtpPool } from '../src/mail/smtpPool.ts';
 import { extractLinks } from '../src/mail/tracking.ts';
@@ -51,6 +51,7 @@ export default async function run(args: string[]): Promise<void> {
   const server = await startServer({
     DATABASE_URL: db.url,
     SMTP_URL: sink.url,
+    ALLOW_INSECURE_PUBLIC_URL: 'true',
     SEND_CONCURRENCY: String(concurrency),
     SEND_BATCH_SIZE: values.batch!,
     PROVIDER_LIMITS: values['provider-limits']!,
@@ -254,7 +255,7 @@ async function baseline(
     reply_to: null,
   } as any;
   const links = extractLinks(HTML).map((url, idx) => ({ idx, url }));
-  const sample = prepare(
+  const sample = prepareCampaign(
     config,
     campaign,
     { default_from_name: null, default_from_email: null, default_reply_to: null, tracking_enabled: true },

@@ -63,6 +63,8 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       LOG_LEVEL: 'warn',
       REST_RATE_LIMIT: '1000000',
       MCP_RATE_LIMIT: '1000000',
+      // the sink on loopback and the seeded accounts' domains would fail the checks before a send
+      SEND_CHECKS: 'warn',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
