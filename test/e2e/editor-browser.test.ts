@@ -10,7 +10,7 @@ import { before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../support/server.ts';
 import { assertFitsPhone, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
-import { canvasBlocks, dragTo, editorStory } from '../support/editor.ts';
+import { dragTo, editorStory, expectBlocks } from '../support/editor.ts';
 import { until } from '../support/until.ts';
 
 const CSRF = { 'x-mailgrove-csrf': '1' };
@@ -73,18 +73,18 @@ describe('the visual editor on the page (Chromium, real server)', { skip: browse
     // has mounted. A slow machine let it mount after the reorder, and Undo then took back that mount's
     // rewrite of the text instead of the move
     await page.locator('.be-block-text .be-rich').first().waitFor();
-    assert.deepEqual(await canvasBlocks(page), ['heading', 'text', 'button', 'columns']);
+    await expectBlocks(page, ['heading', 'text', 'button', 'columns']);
 
     // a block dragged into the second column, and a block moved by dragging its handle
     await dragTo(page, palette('Divider'), page.locator('.be-column').nth(1), 'bottom');
-    assert.equal(await page.locator('.be-column').nth(1).locator('.be-block-divider').count(), 1);
+    await page.locator('.be-column').nth(1).locator('.be-block-divider').waitFor({ timeout: 5_000 });
     await page.locator('.be-block-button .be-button').click(); // selected: its tools stay shown
     await dragTo(page, page.getByRole('button', { name: 'Drag Button' }), page.locator('.be-block-heading'), 'top');
-    assert.deepEqual(await canvasBlocks(page), ['button', 'heading', 'text', 'columns']);
+    await expectBlocks(page, ['button', 'heading', 'text', 'columns']);
     await page.getByRole('button', { name: 'Undo', exact: true }).click();
-    assert.deepEqual(await canvasBlocks(page), ['heading', 'text', 'button', 'columns']);
+    await expectBlocks(page, ['heading', 'text', 'button', 'columns']);
     await page.getByRole('button', { name: 'Redo', exact: true }).click();
-    assert.deepEqual(await canvasBlocks(page), ['button', 'heading', 'text', 'columns']);
+    await expectBlocks(page, ['button', 'heading', 'text', 'columns']);
     await page.getByRole('button', { name: 'Undo', exact: true }).click();
 
     // a format that cannot take the blocks asks first; cancel keeps everything

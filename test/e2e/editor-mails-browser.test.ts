@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import * as forms from '../../src/domain/forms/forms.ts';
 import type { TestServer } from '../support/server.ts';
 import { SHOTS, browserSkip, createOwner, dashboardInBrowser } from '../support/browser.ts';
-import { canvasBlocks, dragTo, dropFile, editorStory, png } from '../support/editor.ts';
+import { dragTo, dropFile, editorStory, expectBlocks, png } from '../support/editor.ts';
 import { until } from '../support/until.ts';
 
 describe(
@@ -63,7 +63,7 @@ describe(
       await textWithName(0, 'So glad you joined, ', '.');
       await dropFile(page, '.be-canvas', 'leaves.png', 'image/png', png(300, 120, [120, 80, 20]));
       await page.locator('.be-block-image img').waitFor();
-      assert.deepEqual(await canvasBlocks(page), ['heading', 'text', 'image']);
+      await expectBlocks(page, ['heading', 'text', 'image']);
       await page.getByRole('button', { name: 'Show the preview of Step 1' }).click();
       await page.frameLocator('iframe[title="Desktop preview"]').getByText('Welcome to the tea club').waitFor();
       if (SHOTS) await page.locator('.be-block-text .be-rich').first().click();

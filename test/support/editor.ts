@@ -1,6 +1,7 @@
 // What the visual editor's browser tests share: a real PNG made here (no fixture file), a pointer drag the
 // way a person does it (press, move in steps, release: @dnd-kit's pointer sensor needs the movement), and
 // an image file dropped on the canvas through a DataTransfer, as the browser does for a file from the desktop.
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
@@ -54,8 +55,23 @@ export async function dragTo(page: Page, from: Locator, to: Locator, where: 'top
   await page.mouse.move(a.x + a.width / 2 + 12, a.y + a.height / 2 + 12, { steps: 2 });
   const y = where === 'bottom' ? b.y + b.height - 6 : where === 'top' ? b.y + 6 : b.y + b.height / 2;
   await page.mouse.move(b.x + b.width / 2, y, { steps: 4 });
-  await page.mouse.move(b.x + b.width / 2 + 1, y, { steps: 2 });
+  // released only once the editor shows where the block will land (the target's highlight or a drop line
+  // inside it): on a loaded machine React draws that a few moves late, and a release before it drops the
+  // block nowhere. Small moves keep the pointer sensor measuring while it catches up.
+  const shown = () =>
+    to.evaluate((e: any) => {
+      const marks = '.over, .drop-before, .drop-after';
+      return e.matches(marks) || !!e.querySelector(marks);
+    });
+  for (let i = 0; i < 50 && !(await shown()); i++) {
+    await page.mouse.move(b.x + b.width / 2 + (i % 2 ? 1 : 2), y, { steps: 1 });
+    await page.waitForTimeout(100);
+  }
   await page.mouse.up();
+  // @dnd-kit swallows every click for 50 ms after a drag (a timer of the page's), so a click right after
+  // the drop (Undo, Create draft) would be lost on a loaded machine. A page timer set now for 60 ms fires
+  // after that one, however late both run.
+  await page.evaluate(() => new Promise((done) => setTimeout(done, 60)));
 }
 
 /** Drops a file on the element matched by `selector`, as a file dragged in from the desktop. */
@@ -78,6 +94,13 @@ export function canvasBlocks(page: Page): Promise<string[]> {
   return page.evaluate(() =>
     [...document.querySelectorAll('.be-canvas > .be-block')].map((e: any) => e.dataset.block as string),
   );
+}
+
+/** Waits up to 5 s for the canvas to show these block types, top to bottom, then asserts them. */
+export async function expectBlocks(page: Page, expected: string[]) {
+  for (let i = 0; i < 50 && JSON.stringify(await canvasBlocks(page)) !== JSON.stringify(expected); i++)
+    await page.waitForTimeout(100);
+  assert.deepEqual(await canvasBlocks(page), expected);
 }
 
 /**
