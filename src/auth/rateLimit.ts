@@ -41,16 +41,17 @@ export interface LimitResult {
 export class KeyRateLimiter {
   private readonly limiter: RateLimiterAbstract | PostgresCounter;
   /**
-   * `ofApiKeys`: the keys counted are API keys' ids, and the PostgreSQL store reads along whether each is
-   * revoked (rateLimitQueries.addPoints)
+   * `points` requests per window (a minute unless `windowSeconds` says otherwise). `ofApiKeys`: the keys
+   * counted are API keys' ids, and the PostgreSQL store reads along whether each is revoked
+   * (rateLimitQueries.addPoints)
    */
   constructor(
     readonly name: string,
-    readonly perMinute: number,
+    readonly points: number,
     store: LimitStore = { kind: 'memory' },
-    ofApiKeys = false,
+    { ofApiKeys = false, windowSeconds = 60 }: { ofApiKeys?: boolean; windowSeconds?: number } = {},
   ) {
-    const opts = { keyPrefix: `mailgrove_${name}`, points: Math.max(perMinute, 1), duration: 60 };
+    const opts = { keyPrefix: `mailgrove_${name}`, points: Math.max(points, 1), duration: windowSeconds };
     this.limiter =
       store.kind === 'redis'
         ? new RateLimiterRedis({ ...opts, storeClient: store.client, useRedisPackage: false })
@@ -77,7 +78,7 @@ export class KeyRateLimiter {
     const resetSeconds = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
     return {
       allowed,
-      limit: this.perMinute,
+      limit: this.points,
       remaining: Math.max(0, r.remainingPoints),
       retryAfter: resetSeconds,
       resetSeconds,

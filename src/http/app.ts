@@ -71,12 +71,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const store = limitStore(config.RATE_LIMIT_STORE, deps.handle, deps.redis);
   app.decorate<LimitStore>('limitStore', store);
-  const restLimiter = new KeyRateLimiter('rest', config.REST_RATE_LIMIT, store, true);
+  const restLimiter = new KeyRateLimiter('rest', config.REST_RATE_LIMIT, store, { ofApiKeys: true });
   await app.register(restApi, { prefix: '/api/v1/external', limiter: restLimiter });
   await app.register(openapiRoutes); // /api/v1/openapi.json and the reference page /api/docs, no key
   await app.register(mcpEndpoint, {
     prefix: '/mcp',
-    limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, store, true),
+    limiter: new KeyRateLimiter('mcp', config.MCP_RATE_LIMIT, store, { ofApiKeys: true }),
   } as any);
   await app.register(adminApi, { prefix: '/admin/v1' });
   await app.register(publicRoutes);

@@ -20,17 +20,25 @@ function qrDataUrl(uri: string): string {
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }
 
+/** 429, saying in words how long to wait: the sign-in form shows the message as it is */
 function tooMany(reply: FastifyReply, limit: LimitResult, what: string) {
+  const minutes = Math.ceil(limit.retryAfter / 60);
+  const wait = limit.retryAfter <= 60 ? 'a minute' : `${minutes} minutes`;
   return reply
     .code(429)
     .header('Retry-After', limit.retryAfter)
-    .send({ success: false, error: `Too many ${what}`, data: { retry_after: limit.retryAfter } });
+    .send({ success: false, error: `Too many ${what}: try again in ${wait}`, data: { retry_after: limit.retryAfter } });
 }
 
 export async function securityRoutes(app: FastifyInstance) {
-  // ten codes a minute per user at sign-in, after a right password: a 6-digit code is one of a million
-  // (three are valid at a time), so guessing takes weeks; enrolling and turning off count apart
+  // codes at sign-in, per user, after a right password: ten a minute and twenty an hour. A 6-digit code is
+  // one of a million (three are valid at a time): at ten a minute a guesser with the password would be in
+  // within weeks, at twenty an hour it takes decades, and a person who mistypes waits at most an hour.
+  // Every try counts against the hour, refused ones too. Enrolling and turning off count apart
   const codeLimiter = new KeyRateLimiter('dashboard_second_factor', 10, app.limitStore);
+  const codeHourLimiter = new KeyRateLimiter('dashboard_second_factor_hour', 20, app.limitStore, {
+    windowSeconds: 3600,
+  });
   const setupLimiter = new KeyRateLimiter('dashboard_second_factor_setup', 6, app.limitStore);
   const resetByAddress = new KeyRateLimiter('dashboard_reset_address', 3, app.limitStore);
   const resetByClient = new KeyRateLimiter('dashboard_reset_client', 10, app.limitStore);
@@ -46,6 +54,8 @@ export async function securityRoutes(app: FastifyInstance) {
       return reply
         .code(401)
         .send({ success: false, error: 'The sign-in took too long: sign in with your password again' });
+    const hour = await codeHourLimiter.consume(userId);
+    if (!hour.allowed) return tooMany(reply, hour, 'codes tried');
     const limit = await codeLimiter.consume(userId);
     if (!limit.allowed) return tooMany(reply, limit, 'codes tried');
     if (!(await totp.verifyCode(app.db, secret(), userId, code)))

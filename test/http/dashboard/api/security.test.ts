@@ -55,7 +55,7 @@ describe('two-factor sign-in', () => {
     assert.equal((await m.client.get('/me')).body.data.two_factor, false);
   });
 
-  test('codes at sign-in are limited per user', async () => {
+  test('codes at sign-in are limited per user: ten a minute, twenty an hour (refused tries count)', async () => {
     const m = await signedIn(s, 'viewer', undefined, { withPassword: true });
     const setup = (await m.client.post('/session/two-factor/setup')).body.data;
     await m.client.post('/session/two-factor/enable', {
@@ -63,11 +63,23 @@ describe('two-factor sign-in', () => {
     });
     const c = dashboardClient(s.url);
     const { challenge } = (await c.post('/session', { email: m.email, password: m.password })).body.data;
-    const statuses: number[] = [];
-    for (let i = 0; i < 11; i++)
-      statuses.push((await c.post('/session/two-factor', { challenge, code: '000000' })).status);
-    assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
-    assert.equal(statuses[10], 429);
+    const answers: { status: number; retry?: number; error?: string }[] = [];
+    for (let i = 0; i < 21; i++) {
+      const res = await c.post('/session/two-factor', { challenge, code: '000000' });
+      answers.push({ status: res.status, retry: res.body.data?.retry_after, error: res.body.error });
+    }
+    assert.deepEqual(
+      answers.slice(0, 10).map((a) => a.status),
+      Array(10).fill(401),
+    );
+    for (const a of answers.slice(10, 20)) assert.ok(a.status === 429 && a.retry! <= 60, JSON.stringify(a));
+    assert.equal(answers[20]!.status, 429);
+    assert.ok(answers[20]!.retry! > 60, `the hour's budget is spent: ${answers[20]!.retry}`);
+    assert.equal(answers[10]!.error, 'Too many codes tried: try again in a minute');
+    assert.match(answers[20]!.error!, /^Too many codes tried: try again in (59|60) minutes$/);
+    // the right code waits out the hour as well
+    const right = new TOTP({ secret: Secret.fromBase32(setup.secret) }).generate();
+    assert.equal((await c.post('/session/two-factor', { challenge, code: right })).status, 429);
   });
 });
 
