@@ -1,4 +1,4 @@
-// mailgrove CLI: serve, migrate, accounts create, keys create|list|revoke, import.
+// mailgrove CLI: serve, migrate, accounts create, keys create|list|revoke, users set-password|reset-two-factor, import.
 // Management commands open the database directly, or talk to a running server through the admin API
 // when MAILGROVE_URL is set or the PGlite data directory is held by a running server.
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ const USAGE = `Usage: mailgrove <command>
   keys list --account ID
   keys revoke KEY_ID
   users set-password --email E            reads the new password from standard input (first dashboard sign-in)
+  users reset-two-factor --email E        turns two-factor sign-in off for someone who lost the phone and the codes
   import FILE.csv --key API_KEY [--group ID]… [--url URL]
 `;
 
@@ -157,6 +158,12 @@ async function manage(
     if (!positionals[0]) throw new Error('keys revoke needs the key id');
     await admin.revokeKey(positionals[0]);
     console.log('Revoked');
+    return 0;
+  }
+  if (command === 'users' && sub === 'reset-two-factor') {
+    if (!values.email) throw new Error('users reset-two-factor needs --email');
+    print(await admin.resetTwoFactor({ email: values.email }));
+    console.error('Two-factor sign-in is off: the password alone signs in; the person can set it up again.');
     return 0;
   }
   if (command === 'users' && sub === 'set-password') {

@@ -1,13 +1,15 @@
 // A new operator's first hour: `accounts create --owner-email` says how the owner gets a dashboard
 // password, the command it prints works (read from standard input, never argv; short passwords and
-// unknown users refused), and the owner then signs in to the dashboard over HTTP. On a
-// PGlite data dir, or on a database of its own under TEST_DATABASE_URL.
+// unknown users refused), and the owner then signs in to the dashboard over HTTP; when the owner has lost
+// a second factor, `users reset-two-factor` (through the running server's admin API) lets the password
+// alone sign in again. On a PGlite data dir, or on a database of its own under TEST_DATABASE_URL.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
 import { cli, cliWithInput, serve } from './support/cli.ts';
 
@@ -19,6 +21,7 @@ async function signIn(url: string, email: string, password: string) {
   });
   return {
     status: res.status,
+    body: (await res.json()) as any,
     cookie: res.headers
       .getSetCookie()
       .map((c) => c.split(';')[0])
@@ -70,7 +73,8 @@ test('CLI › accounts create prints how the owner signs in; following it, the o
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /User not found/);
 
-  const server = await serve(env);
+  const token = `admin-${randomBytes(8).toString('hex')}`;
+  const server = await serve({ ...env, MAILGROVE_ADMIN_TOKEN: token });
   t.after(() => server.stop());
   assert.equal((await signIn(server.url, 'owner@acme.test', 'wrong password')).status, 401);
   const ok = await signIn(server.url, 'owner@acme.test', 'correct horse battery');
@@ -78,5 +82,38 @@ test('CLI › accounts create prints how the owner signs in; following it, the o
   const me = await fetch(`${server.url}/app/api/me`, { headers: { cookie: ok.cookie } });
   assert.equal(me.status, 200);
   assert.match(JSON.stringify(await me.json()), /Acme/);
+
+  // the owner turns on two-factor sign-in, then loses the phone and the codes: the operator turns it off
+  const dashboard = (path: string, body: unknown) =>
+    fetch(`${server.url}/app/api${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-mailgrove-csrf': '1', cookie: ok.cookie },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  const setup = await dashboard('/session/two-factor/setup', {});
+  const code = new TOTP({ secret: Secret.fromBase32(setup.body.data.secret) }).generate();
+  assert.equal((await dashboard('/session/two-factor/enable', { code })).status, 200);
+  const asked = await signIn(server.url, 'owner@acme.test', 'correct horse battery');
+  assert.equal(asked.body.data.two_factor_required, true);
+  const reset = await cli(
+    { ...env, MAILGROVE_URL: server.url, MAILGROVE_ADMIN_TOKEN: token },
+    'users',
+    'reset-two-factor',
+    '--email',
+    'owner@acme.test',
+  );
+  assert.equal(reset.code, 0, reset.stderr);
+  assert.equal(JSON.parse(reset.stdout).two_factor, false);
+  assert.match(reset.stderr, /the password alone signs in/);
+  const again = await signIn(server.url, 'owner@acme.test', 'correct horse battery');
+  assert.equal(again.body.data.signed_in, true);
+  assert.notEqual(again.cookie, '');
+  const missing = await cli(
+    { ...env, MAILGROVE_URL: server.url, MAILGROVE_ADMIN_TOKEN: token },
+    'users',
+    'reset-two-factor',
+  );
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /needs --email/);
   await server.stop(); // before the store goes
 });

@@ -3,6 +3,7 @@
 // of a command's start).
 import type * as accounts from '../domain/accounts/accounts.ts';
 import type * as apiKeys from '../domain/accounts/apiKeys.ts';
+import type * as totp from '../domain/accounts/totp.ts';
 import type * as users from '../domain/accounts/users.ts';
 import { POINT_ADMIN, reach } from './reach.ts';
 
@@ -13,6 +14,7 @@ export interface Admin {
   listKeys(accountId: string): Promise<unknown>;
   revokeKey(keyId: string): Promise<void>;
   setPassword(input: users.PasswordReset): Promise<unknown>;
+  resetTwoFactor(input: totp.OperatorReset): Promise<unknown>;
 }
 
 export function adminClient(baseUrl: string, token: string | undefined): Admin {
@@ -61,5 +63,6 @@ export function adminClient(baseUrl: string, token: string | undefined): Admin {
     listKeys: (accountId) => all(`/accounts/${accountId}/api-keys`, 'api_keys'),
     revokeKey: async (keyId) => void (await call('DELETE', `/api-keys/${keyId}`)),
     setPassword: (input) => call('POST', '/users/password', input),
+    resetTwoFactor: (input) => call('POST', '/users/two-factor/reset', input),
   };
 }

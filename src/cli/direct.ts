@@ -4,6 +4,7 @@ import { openDb } from '../db/client.ts';
 import { migrate } from '../db/migrate.ts';
 import * as accounts from '../domain/accounts/accounts.ts';
 import * as apiKeys from '../domain/accounts/apiKeys.ts';
+import * as totp from '../domain/accounts/totp.ts';
 import * as users from '../domain/accounts/users.ts';
 import type { Admin } from './admin.ts';
 
@@ -21,6 +22,7 @@ export async function directClient(config: Config): Promise<Admin & { close(): P
     listKeys: (accountId) => apiKeys.list(db, accountId),
     revokeKey: (keyId) => apiKeys.revoke(db, null, keyId),
     setPassword: (input) => users.resetPassword(db, input),
+    resetTwoFactor: (input) => totp.resetByOperator(db, input),
     close: () => handle.close(),
   };
 }

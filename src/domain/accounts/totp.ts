@@ -11,9 +11,12 @@ import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { openSecret, sealSecret } from '../../secret.ts';
 import { NotFound, StateConflict, Validation } from '../errors.ts';
+import { Email } from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
 import { parseInput } from '../validation.ts';
 import * as password from './password.ts';
+import * as users from './queries.ts';
+import { deleteAllOfUser } from './sessionQueries.ts';
 import * as team from './teamQueries.ts';
 import { hashToken, newToken } from './tokens.ts';
 
@@ -144,6 +147,26 @@ export async function disable(db: Db, instanceSecret: string, userId: string, in
   if (!(await verifyCode(db, instanceSecret, userId, d.code)))
     throw Validation.field('code', 'That code is not right, or was used already');
   await inTransaction(db, (trx) => team.disableTotp(trx, userId));
+}
+
+export const OperatorReset = z.object({ email: Email });
+export type OperatorReset = z.input<typeof OperatorReset>;
+
+/**
+ * The operator's way out (CLI, admin API) for a person who lost both the phone and the recovery codes:
+ * two-factor sign-in is off (secret and recovery codes gone), the password alone signs in, and the person
+ * enrols again. Their sessions end too, as after a password reset. Whoever asks may not be the person: the
+ * operator checks that first.
+ */
+export async function resetByOperator(db: Db, input: unknown) {
+  const { email } = parseInput(OperatorReset, input);
+  const user = await users.userByEmail(db, email);
+  if (!user || user.idp_user_id.startsWith(users.SERVICE_IDP_PREFIX)) throw new NotFound('User not found');
+  await inTransaction(db, async (trx) => {
+    await team.disableTotp(trx, user.id);
+    await deleteAllOfUser(trx, user.id);
+  });
+  return { ...user, two_factor: false };
 }
 
 // ---- the sign-in between password and code ----

@@ -5,6 +5,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import * as accounts from '../../domain/accounts/accounts.ts';
 import * as apiKeys from '../../domain/accounts/apiKeys.ts';
+import * as totp from '../../domain/accounts/totp.ts';
 import * as users from '../../domain/accounts/users.ts';
 import * as inbound from '../../domain/feedback/inbound.ts';
 import { pageOfWhole } from '../../domain/paging.ts';
@@ -72,4 +73,8 @@ export async function adminApi(app: FastifyInstance) {
   });
   // operator password reset: how an owner created here (no password yet) first signs in to the dashboard
   app.post('/users/password', async (req) => ok(await users.resetPassword(app.db, jsonBody(req.body)), 'Password set'));
+  // for a person who lost both the authenticator and the recovery codes: the password alone signs in again
+  app.post('/users/two-factor/reset', async (req) =>
+    ok(await totp.resetByOperator(app.db, jsonBody(req.body)), 'Two-factor sign-in turned off'),
+  );
 }

@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
+import * as sessions from '../../../src/domain/accounts/sessions.ts';
+import * as totp from '../../../src/domain/accounts/totp.ts';
 import * as users from '../../../src/domain/accounts/users.ts';
 import { ADMIN_TOKEN, client, keysOf, restClient, startServer } from '../../support/server.ts';
 
@@ -281,6 +284,46 @@ describe('Admin API', () => {
       ).status,
       401,
     );
+  });
+
+  test('Admin API › POST /users/two-factor/reset turns a lost second factor off: the password alone signs in, sessions end', async () => {
+    const a = await newAccount();
+    const owner = a.owner.id as string;
+    await users.resetPassword(s.db, { email: a.owner.email, password: 'correct horse battery' });
+    const enrolment = await totp.beginEnrolment(s.db, s.config.secret, owner);
+    await totp.confirmEnrolment(s.db, s.config.secret, owner, {
+      code: new TOTP({ secret: Secret.fromBase32(enrolment.secret) }).generate(),
+    });
+    await sessions.start(s.db, owner, a.id, 60_000);
+    const count = async (table: 'sessions' | 'recovery_codes') =>
+      (await s.db.selectFrom(table).select('user_id').where('user_id', '=', owner).execute()).length;
+    assert.deepEqual(
+      [await totp.isEnabled(s.db, owner), await count('sessions'), await count('recovery_codes')],
+      [true, 1, 10],
+    );
+
+    const reset = await admin.post('/users/two-factor/reset', { email: a.owner.email.toUpperCase() });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    assert.deepEqual([reset.body.data.id, reset.body.data.two_factor], [owner, false]);
+    assert.deepEqual(
+      [await totp.isEnabled(s.db, owner), await count('sessions'), await count('recovery_codes')],
+      [false, 0, 0],
+    );
+    const row = await s.db.selectFrom('users').selectAll().where('id', '=', owner).executeTakeFirstOrThrow();
+    assert.equal(row.totp_secret, null);
+    assert.ok(await users.authenticatePassword(s.db, a.owner.email, 'correct horse battery'));
+
+    for (const [body, status] of [
+      [{ email: `nobody-${randomUUID()}@example.com` }, 404],
+      [{ email: (await newAccount({ owner_email: undefined })).owner.email }, 404], // a service owner
+      [{ email: 'not an address' }, 400],
+      [{}, 400],
+    ] as const) {
+      const res = await admin.post('/users/two-factor/reset', body);
+      assert.equal(res.status, status, JSON.stringify([body, res.body]));
+    }
+    const anonymous = client(`${s.url}/admin/v1`).post('/users/two-factor/reset', { email: a.owner.email });
+    assert.equal((await anonymous).status, 401);
   });
 
   test('Admin API › unknown admin routes → 404 envelope', async () => {
