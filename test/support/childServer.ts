@@ -28,8 +28,10 @@ export interface ChildServer {
 }
 
 export async function childServer(env: Record<string, string>): Promise<ChildServer> {
-  const port = await freePort();
-  const adminToken = 'child-admin-token';
+  let port = await freePort();
+  // its own token: the readiness check below asks the admin API with it, so a server of another test that
+  // took the same port in the meantime is never mistaken for this one
+  const adminToken = env.MAILGROVE_ADMIN_TOKEN ?? `child-admin-${Math.random().toString(36).slice(2, 12)}`;
   let dataDir: string | undefined;
   let dbName: string | undefined;
   let databaseUrl: string | undefined;
@@ -46,7 +48,7 @@ export async function childServer(env: Record<string, string>): Promise<ChildSer
   }
   let child: ChildProcess | undefined;
   let log = '';
-  const fullEnv = {
+  const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -63,31 +65,55 @@ export async function childServer(env: Record<string, string>): Promise<ChildSer
     new Promise<void>((resolve) =>
       child && child.exitCode === null && child.signalCode === null ? child.once('exit', () => resolve()) : resolve(),
     );
+  // the port was free when chosen; another process may bind it before the child does
+  const ours = async () =>
+    adminToken === '' || fullEnv.MAILGROVE_ROLE === 'worker' // no admin API to ask
+      ? true
+      : fetch(`http://127.0.0.1:${port}/admin/v1/accounts?per_page=1`, {
+          headers: { authorization: `Bearer ${adminToken}` },
+        }).then(
+          (r) => r.ok,
+          () => false,
+        );
+  let started = false;
   return {
-    url: `http://127.0.0.1:${port}`,
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
     adminToken,
     databaseUrl,
     get pid() {
       return child?.pid;
     },
     async start() {
-      child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-        cwd: ROOT,
-        env: fullEnv,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout!.on('data', (d) => (log += d));
-      child.stderr!.on('data', (d) => (log += d));
-      const until = Date.now() + 60_000;
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`child server exited (${child.exitCode}):\n${log}`);
-        const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ok) return;
-        if (Date.now() > until) throw new Error(`child server did not become healthy:\n${log}`);
-        await new Promise((r) => setTimeout(r, 100));
+      for (let attempt = 1; ; attempt++) {
+        const spawned = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+          cwd: ROOT,
+          env: fullEnv,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        child = spawned;
+        let own = '';
+        spawned.stdout!.on('data', (d) => ((log += d), (own += d)));
+        spawned.stderr!.on('data', (d) => ((log += d), (own += d)));
+        const until = Date.now() + 60_000;
+        for (;;) {
+          if (spawned.exitCode !== null) {
+            // taken before its first start: another port (a restart keeps the address the test knows)
+            if (!started && attempt < 3 && /EADDRINUSE/.test(own)) break;
+            throw new Error(`child server exited (${spawned.exitCode}):\n${log}`);
+          }
+          const healthy = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (healthy && (await ours())) return void (started = true);
+          if (Date.now() > until) throw new Error(`child server did not become healthy:\n${log}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        port = await freePort();
+        fullEnv.PORT = String(port);
+        fullEnv.PUBLIC_URL = `http://127.0.0.1:${port}`;
       }
     },
     async kill9() {
