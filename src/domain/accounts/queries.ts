@@ -56,6 +56,16 @@ export function userByEmail(db: Db, email: string) {
     .executeTakeFirst();
 }
 
+/** Like userByEmail, but never a service owner: no one signs in as one. */
+export function personByEmail(db: Db, email: string) {
+  return db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('idp_user_id', 'not like', `${SERVICE_IDP_PREFIX}%`)
+    .executeTakeFirst();
+}
+
 export function userWithPasswordByEmail(db: Db, email: string) {
   return db
     .selectFrom('users')

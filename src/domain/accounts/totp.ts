@@ -15,7 +15,7 @@ import { Email } from '../subscribers/subscribers.ts';
 import { inTransaction } from '../transaction.ts';
 import { parseInput } from '../validation.ts';
 import * as password from './password.ts';
-import * as users from './queries.ts';
+import * as repo from './queries.ts';
 import { deleteAllOfUser } from './sessionQueries.ts';
 import * as team from './teamQueries.ts';
 import { hashToken, newToken } from './tokens.ts';
@@ -160,8 +160,8 @@ export type OperatorReset = z.input<typeof OperatorReset>;
  */
 export async function resetByOperator(db: Db, input: unknown) {
   const { email } = parseInput(OperatorReset, input);
-  const user = await users.userByEmail(db, email);
-  if (!user || user.idp_user_id.startsWith(users.SERVICE_IDP_PREFIX)) throw new NotFound('User not found');
+  const user = await repo.personByEmail(db, email);
+  if (!user) throw new NotFound('User not found');
   await inTransaction(db, async (trx) => {
     await team.disableTotp(trx, user.id);
     await deleteAllOfUser(trx, user.id);
